@@ -1,0 +1,51 @@
+"""batchsim: a batch simulator for embodied RL (Vulkan rendering, Detour navigation,
+zero-copy DLPack export to PyTorch).
+
+The C++ core lives in :mod:`batchsim._core`; this package re-exports its owners and adds
+the Python-side API.
+"""
+
+from __future__ import annotations
+
+from batchsim.errors import (
+    CudaError,
+    DeviceNotFoundError,
+    Error,
+    InvalidArgumentError,
+    UnsupportedError,
+    VulkanError,
+)
+
+try:
+    from batchsim import _core
+except ImportError as exc:  # pragma: no cover - exercised only on broken installs
+    raise ImportError(
+        f"batchsim's compiled core could not be loaded ({exc}). The Vulkan loader "
+        "(Debian: apt-get install libvulkan1 mesa-vulkan-drivers) must be installed; "
+        "run `bash scripts/setup.sh` from a checkout to install everything."
+    ) from exc
+
+Context = _core.Context
+Tensor = _core.Tensor
+list_devices = _core.list_devices
+cuda_status = _core.cuda_status
+validation_layer_available = _core.validation_layer_available
+validation_message_total = _core.validation_message_total
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Context",
+    "CudaError",
+    "DeviceNotFoundError",
+    "Error",
+    "InvalidArgumentError",
+    "Tensor",
+    "UnsupportedError",
+    "VulkanError",
+    "__version__",
+    "cuda_status",
+    "list_devices",
+    "validation_layer_available",
+    "validation_message_total",
+]

@@ -1,0 +1,5 @@
+import sys
+
+from batchsim.cli import main
+
+sys.exit(main())

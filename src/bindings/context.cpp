@@ -1,0 +1,146 @@
+// batchsim.Context (GpuContext) and device discovery.
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include <pybind11/stl.h>
+
+#include "bindings/bindings.hpp"
+#include "core/check.hpp"
+#include "core/strings.hpp"
+#include "export/cuda_driver.hpp"
+#include "export/gpu_context.hpp"
+#include "export/tensor.hpp"
+#include "vk/instance.hpp"
+
+namespace py = pybind11;
+
+namespace batchsim::bindings {
+namespace {
+
+using DeviceArg = std::optional<std::variant<int, std::string>>;
+
+std::string selector_from(const DeviceArg& device) {
+    if (!device) return "";
+    if (const int* index = std::get_if<int>(&*device)) {
+        BATCHSIM_CHECK(*index >= 0, InvalidArgument,
+                       str("device index must be >= 0, got ", *index));
+        return std::to_string(*index);
+    }
+    return std::get<std::string>(*device);
+}
+
+ExportTarget export_from(const std::string& name) {
+    if (name == "auto") return ExportTarget::Auto;
+    if (name == "cpu") return ExportTarget::Cpu;
+    if (name == "cuda") return ExportTarget::Cuda;
+    BATCHSIM_CHECK(false, InvalidArgument,
+                   str("export must be 'auto', 'cpu' or 'cuda', got '", name, "'"));
+    return ExportTarget::Auto;
+}
+
+// validation=None follows BATCHSIM_VALIDATION (1/true/yes), so test suites switch it on.
+bool validation_from(std::optional<bool> validation) {
+    if (validation) return *validation;
+    const char* env = std::getenv("BATCHSIM_VALIDATION");
+    if (!env) return false;
+    const std::string value(env);
+    return value == "1" || value == "true" || value == "yes";
+}
+
+py::dict device_dict(const vk::PhysicalDeviceInfo& d) {
+    py::dict out;
+    out["index"] = d.index;
+    out["name"] = d.name;
+    out["type"] = vk::device_type_name(d.type);
+    out["driver_name"] = d.driver_name;
+    out["driver_info"] = d.driver_info;
+    out["api_version"] = vk::api_version_string(d.api_version);
+    out["uuid"] = vk::uuid_string(d.uuid);
+    out["usable"] = d.usable();
+    out["missing"] = d.missing_requirements;
+    out["cuda_interop_extensions"] = d.supports_interop();
+    out["missing_interop_extensions"] = d.missing_interop_extensions;
+    return out;
+}
+
+py::dict cuda_status() {
+    py::dict out;
+    std::string why_not;
+    const cuda::Driver* driver = cuda::driver(&why_not);
+    out["available"] = driver != nullptr;
+    out["reason"] = driver ? "" : why_not;
+    out["driver_version"] = driver ? driver->version : 0;
+    py::list devices;
+    for (const auto& d : cuda::list_devices()) {
+        vk::Uuid uuid{};
+        std::copy(std::begin(d.uuid), std::end(d.uuid), uuid.begin());
+        devices.append(py::dict(py::arg("ordinal") = d.ordinal, py::arg("name") = d.name,
+                                py::arg("uuid") = vk::uuid_string(uuid)));
+    }
+    out["devices"] = devices;
+    return out;
+}
+
+std::shared_ptr<GpuContext> make_context(const DeviceArg& device, std::optional<bool> validation,
+                                         const std::string& export_target) {
+    GpuContext::Config config{.device = selector_from(device),
+                              .validation = validation_from(validation),
+                              .export_target = export_from(export_target)};
+    py::gil_scoped_release release;
+    return std::make_shared<GpuContext>(config);
+}
+
+std::shared_ptr<PersistentTensor> make_tensor(const std::shared_ptr<GpuContext>& context,
+                                              const std::vector<std::int64_t>& shape,
+                                              const std::string& dtype) {
+    const DType parsed = parse_dtype(dtype);
+    py::gil_scoped_release release;
+    return PersistentTensor::create(context, shape, parsed);
+}
+
+}  // namespace
+
+void bind_context(py::module_& m) {
+    m.def("list_devices", [] {
+        py::list out;
+        for (const auto& d : list_vulkan_devices()) out.append(device_dict(d));
+        return out;
+    }, "Every Vulkan device of this machine, as dicts (name, type, driver, uuid, ...).");
+    m.def("cuda_status", &cuda_status,
+          "Whether the CUDA driver loaded (and why not), its version and its devices.");
+    m.def("validation_layer_available", &vk::validation_layer_available,
+          "True when VK_LAYER_KHRONOS_validation is installed.");
+    m.def("validation_message_total", &vk::validation_message_total,
+          "Validation warnings and errors reported by every Context of this process so far.");
+
+    py::class_<GpuContext, std::shared_ptr<GpuContext>>(m, "Context", R"doc(
+A Vulkan device (and on NVIDIA its CUDA twin) that renderers, kernels and tensors share.
+
+device: None (best device), an index, "uuid:<hex>", "cuda:<n>" or part of a device name;
+        the environment variable BATCHSIM_DEVICE overrides it.
+validation: enable the Khronos validation layer when installed; None follows
+        BATCHSIM_VALIDATION.
+export: "auto" (CUDA when possible), "cpu" or "cuda".)doc")
+        .def(py::init(&make_context), py::arg("device") = py::none(),
+             py::arg("validation") = py::none(), py::arg("export") = "auto")
+        .def_property_readonly("device_info",
+                               [](const GpuContext& c) { return device_dict(c.device().info); })
+        .def_property_readonly("exports_cuda", &GpuContext::exports_cuda)
+        .def_property_readonly("cuda_device", [](const GpuContext& c) -> std::optional<int> {
+            if (!c.exports_cuda()) return std::nullopt;
+            return c.cuda_ordinal();
+        })
+        .def_property_readonly("torch_device", [](const GpuContext& c) {
+            return c.exports_cuda() ? str("cuda:", c.cuda_ordinal()) : std::string("cpu");
+        })
+        .def_property_readonly("validation_enabled", &GpuContext::validation_enabled)
+        .def_property_readonly("validation_messages", &GpuContext::validation_messages)
+        .def("tensor", &make_tensor, py::arg("shape"), py::arg("dtype") = "float32",
+             "A persistent tensor on this device (float32, float16, int32, int64, uint8).")
+        .def("wait_idle", &GpuContext::wait_idle, py::call_guard<py::gil_scoped_release>(),
+             "Blocks until all submitted GPU work has finished.");
+}
+
+}  // namespace batchsim::bindings

@@ -1,0 +1,9 @@
+#include "bindings/bindings.hpp"
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "batchsim's C++ core: Vulkan device layer, persistent DLPack tensors, kernels";
+    batchsim::bindings::bind_errors(m);
+    batchsim::bindings::bind_context(m);
+    batchsim::bindings::bind_tensor(m);
+    batchsim::bindings::bind_diag(m);
+}

@@ -1,0 +1,168 @@
+#include "export/gpu_context.hpp"
+
+#include <cstdlib>
+
+#include "core/check.hpp"
+#include "core/strings.hpp"
+#include "vk/command.hpp"
+#include "vk/instance.hpp"
+#include "vk/sync.hpp"
+
+namespace batchsim {
+namespace {
+
+// Command buffers in flight at once: enough that recording never waits on the GPU in
+// steady state (one being recorded, one executing, one retiring).
+constexpr std::uint32_t kCommandRingSize = 4;
+
+std::string effective_selector(const std::string& configured) {
+    const char* env = std::getenv("BATCHSIM_DEVICE");
+    return (env && *env) ? std::string(env) : configured;
+}
+
+// "cuda:N" becomes the UUID selector of CUDA device N; other selectors pass through.
+std::string resolve_cuda_selector(const std::string& selector) {
+    if (!selector.starts_with("cuda:")) return selector;
+    const std::string number = selector.substr(5);
+    char* end = nullptr;
+    const long ordinal = std::strtol(number.c_str(), &end, 10);
+    BATCHSIM_CHECK(!number.empty() && end && *end == '\0' && ordinal >= 0, InvalidArgument,
+                   str("device selector '", selector, "' is malformed: expected cuda:<n>"));
+    return "uuid:" + vk::uuid_string(cuda::device_uuid(static_cast<int>(ordinal)));
+}
+
+// The CUDA ordinal to export to, or -1 for CPU export.
+int choose_cuda_ordinal(const vk::PhysicalDeviceInfo& physical, ExportTarget target) {
+    if (target == ExportTarget::Cpu) return -1;
+    std::string why_not;
+    const bool has_cuda = cuda::driver(&why_not) != nullptr;
+    const int ordinal = has_cuda ? cuda::find_ordinal(physical.uuid) : -1;
+    if (target == ExportTarget::Auto)
+        return physical.type != VK_PHYSICAL_DEVICE_TYPE_CPU && physical.supports_interop()
+                   ? ordinal
+                   : -1;
+    BATCHSIM_CHECK(has_cuda, Unsupported, str("export to CUDA was requested but ", why_not));
+    BATCHSIM_CHECK(ordinal >= 0, Unsupported,
+                   str("export to CUDA was requested but no CUDA device has the UUID of ",
+                       vk::describe(physical)));
+    BATCHSIM_CHECK(physical.supports_interop(), Unsupported,
+                   str("export to CUDA was requested but '", physical.name, "' lacks ",
+                       join(physical.missing_interop_extensions)));
+    return ordinal;
+}
+
+}  // namespace
+
+std::vector<vk::PhysicalDeviceInfo> list_vulkan_devices() {
+    vk::Instance instance = vk::create_instance({.validation = false});
+    try {
+        auto devices = vk::enumerate_physical_devices(instance.handle);
+        vk::destroy_instance(instance);
+        return devices;
+    } catch (...) {
+        vk::destroy_instance(instance);
+        throw;
+    }
+}
+
+struct GpuContext::Impl {
+    vk::Instance instance;
+    vk::Device device;
+    cuda::CudaDevice cuda;
+    VkSemaphore timeline = VK_NULL_HANDLE;
+    cuda::ImportedTimeline cuda_timeline;
+    vk::CommandRing ring;
+    std::mutex submit_mutex;
+    std::uint64_t last_value = 0;  // highest timeline value any submission signals
+
+    void create(const Config& config);
+    void destroy() noexcept;
+};
+
+void GpuContext::Impl::create(const Config& config) {
+    const std::string selector = resolve_cuda_selector(effective_selector(config.device));
+    instance = vk::create_instance({.validation = config.validation});
+    const auto physicals = vk::enumerate_physical_devices(instance.handle);
+    const auto& physical = vk::select_physical_device(physicals, selector);
+    const int ordinal = choose_cuda_ordinal(physical, config.export_target);
+
+    device = vk::create_device(physical, {.external_interop = ordinal >= 0});
+    timeline = vk::create_timeline_semaphore(device, ordinal >= 0);
+    ring = vk::create_command_ring(device, kCommandRingSize);
+    if (ordinal >= 0) {
+        cuda = cuda::open_device(ordinal);
+        cuda_timeline = cuda::import_timeline(cuda, device, timeline);
+    }
+}
+
+void GpuContext::Impl::destroy() noexcept {
+    if (device.handle != VK_NULL_HANDLE) vkDeviceWaitIdle(device.handle);
+    cuda::release_timeline(cuda, cuda_timeline);
+    cuda::close_device(cuda);
+    if (device.handle != VK_NULL_HANDLE) {
+        vk::destroy_command_ring(device, ring);
+        vk::destroy_semaphore(device, timeline);
+    }
+    vk::destroy_device(device);
+    vk::destroy_instance(instance);
+}
+
+GpuContext::GpuContext(const Config& config) : impl_(std::make_unique<Impl>()) {
+    try {
+        impl_->create(config);
+    } catch (...) {
+        impl_->destroy();
+        throw;
+    }
+}
+
+GpuContext::~GpuContext() { impl_->destroy(); }
+
+const vk::Device& GpuContext::device() const { return impl_->device; }
+bool GpuContext::exports_cuda() const { return impl_->cuda.ordinal >= 0; }
+int GpuContext::cuda_ordinal() const { return impl_->cuda.ordinal; }
+const cuda::CudaDevice& GpuContext::cuda_device() const { return impl_->cuda; }
+bool GpuContext::validation_enabled() const { return impl_->instance.validation_enabled; }
+std::uint64_t GpuContext::validation_messages() const {
+    return impl_->instance.validation_messages->load();
+}
+
+GpuContext::Recording GpuContext::begin() {
+    Recording recording;
+    recording.lock_ = std::unique_lock(impl_->submit_mutex);
+    recording.commands_ = vk::begin_commands(impl_->device, impl_->ring, impl_->timeline);
+    return recording;
+}
+
+void GpuContext::submit(Recording& recording, std::uintptr_t cuda_stream) {
+    BATCHSIM_CHECK(recording.lock_.owns_lock(), Internal, "submit() of a finished recording");
+    Impl& s = *impl_;
+    vk::SubmitOrder order{.timeline = s.timeline};
+    const auto stream = reinterpret_cast<cuda::CUstream>(cuda_stream);
+    if (exports_cuda()) {
+        // The consumer's reads of the previous results finish before the GPU overwrites them.
+        order.wait_value = ++s.last_value;
+        cuda::signal_on_stream(s.cuda, s.cuda_timeline, order.wait_value, stream);
+    }
+    order.signal_value = ++s.last_value;
+    vk::submit_commands(s.device, s.ring, order);
+    if (exports_cuda())
+        cuda::wait_on_stream(s.cuda, s.cuda_timeline, order.signal_value, stream);
+    else
+        vk::wait_timeline(s.device, s.timeline, order.signal_value);
+    recording.lock_.unlock();
+}
+
+void GpuContext::make_visible(std::uintptr_t cuda_stream) {
+    std::lock_guard lock(impl_->submit_mutex);
+    if (!exports_cuda() || impl_->last_value == 0) return;
+    cuda::wait_on_stream(impl_->cuda, impl_->cuda_timeline, impl_->last_value,
+                         reinterpret_cast<cuda::CUstream>(cuda_stream));
+}
+
+void GpuContext::wait_idle() {
+    std::lock_guard lock(impl_->submit_mutex);
+    if (impl_->last_value > 0) vk::wait_timeline(impl_->device, impl_->timeline, impl_->last_value);
+}
+
+}  // namespace batchsim

@@ -1,0 +1,82 @@
+// GpuContext: the owner of one Vulkan device (and, on NVIDIA, its CUDA twin) shared by
+// every renderer, tensor and kernel of a process. It orders GPU work against its consumers
+// with one timeline semaphore:
+//
+//   CPU export:  submit signals v; the host waits for v before results are read.
+//   CUDA export: the consumer stream signals v (its reads of the last results are done),
+//                the submission waits for v and signals v+1, and the stream waits for v+1
+//                before anything enqueued after it runs. Nobody blocks on the host.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan_core.h>
+
+#include "export/cuda_interop.hpp"
+#include "vk/device.hpp"
+
+namespace batchsim {
+
+enum class ExportTarget {
+    Auto,  // CUDA when the Vulkan device is an NVIDIA GPU CUDA can see, else CPU
+    Cpu,   // host-visible memory, DLPack kDLCPU
+    Cuda,  // device memory imported into CUDA, DLPack kDLCUDA
+};
+
+// Every Vulkan device of this machine, as `batchsim doctor` and device errors list them.
+std::vector<vk::PhysicalDeviceInfo> list_vulkan_devices();
+
+class GpuContext {
+public:
+    struct Config {
+        // "" (best device), an index "1", "uuid:<hex>", "cuda:<n>" or part of a device
+        // name. The environment variable BATCHSIM_DEVICE, when set, takes precedence.
+        std::string device;
+        bool validation = false;  // Khronos validation layer, when installed
+        ExportTarget export_target = ExportTarget::Auto;
+    };
+
+    // A command buffer being recorded; holds the submission lock until submitted.
+    class Recording {
+    public:
+        [[nodiscard]] VkCommandBuffer commands() const { return commands_; }
+
+    private:
+        friend class GpuContext;
+        std::unique_lock<std::mutex> lock_;
+        VkCommandBuffer commands_ = VK_NULL_HANDLE;
+    };
+
+    explicit GpuContext(const Config& config);
+    ~GpuContext();
+    GpuContext(const GpuContext&) = delete;
+    GpuContext& operator=(const GpuContext&) = delete;
+
+    [[nodiscard]] const vk::Device& device() const;
+    [[nodiscard]] bool exports_cuda() const;
+    [[nodiscard]] int cuda_ordinal() const;  // -1 for CPU export
+    [[nodiscard]] bool validation_enabled() const;
+    [[nodiscard]] std::uint64_t validation_messages() const;  // this context's instance
+
+    Recording begin();
+    // Submits; `cuda_stream` (a CUstream handle, 1 = legacy default) is the consumer for
+    // CUDA export and ignored for CPU export, where this returns once the GPU is done.
+    void submit(Recording& recording, std::uintptr_t cuda_stream);
+    // Makes the latest submission's results visible to work enqueued on `cuda_stream`.
+    void make_visible(std::uintptr_t cuda_stream);
+    // Blocks until every submission so far has finished on the GPU.
+    void wait_idle();
+
+    // The CUDA device buffers are imported into; only valid when exports_cuda().
+    [[nodiscard]] const cuda::CudaDevice& cuda_device() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace batchsim

@@ -1,0 +1,62 @@
+// PersistentTensor: a GPU buffer created once and exported (any number of times) as a
+// DLPack tensor that aliases it: kDLCPU for host-visible memory, kDLCUDA for device memory
+// imported into CUDA. Every exported DLManagedTensor keeps the tensor, and through it the
+// GpuContext, alive until its consumer calls the deleter.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <dlpack/dlpack.h>
+
+#include "export/cuda_interop.hpp"
+#include "export/gpu_context.hpp"
+#include "vk/buffer.hpp"
+
+namespace batchsim {
+
+enum class DType { Float32, Float16, Int32, Int64, UInt8 };
+
+std::string_view dtype_name(DType dtype);          // "float32", ...
+DType parse_dtype(std::string_view name);           // throws InvalidArgument
+std::size_t dtype_size(DType dtype);
+DLDataType dlpack_dtype(DType dtype);
+
+class PersistentTensor : public std::enable_shared_from_this<PersistentTensor> {
+public:
+    // Validates the shape (non-empty, every extent > 0, total below 2^40 bytes).
+    static std::shared_ptr<PersistentTensor> create(std::shared_ptr<GpuContext> context,
+                                                    std::vector<std::int64_t> shape,
+                                                    DType dtype);
+    ~PersistentTensor();
+    PersistentTensor(const PersistentTensor&) = delete;
+    PersistentTensor& operator=(const PersistentTensor&) = delete;
+
+    // A new DLManagedTensor aliasing this buffer (same data pointer every time).
+    [[nodiscard]] DLManagedTensor* export_dlpack();
+    [[nodiscard]] DLDevice dl_device() const;
+    [[nodiscard]] std::string device_name() const;  // "cpu" or "cuda:N", as torch names it
+
+    [[nodiscard]] const std::vector<std::int64_t>& shape() const { return shape_; }
+    [[nodiscard]] DType dtype() const { return dtype_; }
+    [[nodiscard]] std::int64_t numel() const;
+    [[nodiscard]] std::size_t nbytes() const { return static_cast<std::size_t>(buffer_.size); }
+    [[nodiscard]] std::uintptr_t data_ptr() const;  // what DLPack consumers see
+    [[nodiscard]] VkDeviceAddress device_address() const { return buffer_.address; }
+    [[nodiscard]] const std::shared_ptr<GpuContext>& context() const { return context_; }
+
+private:
+    PersistentTensor(std::shared_ptr<GpuContext> context, std::vector<std::int64_t> shape,
+                     DType dtype);
+
+    std::shared_ptr<GpuContext> context_;
+    std::vector<std::int64_t> shape_;
+    DType dtype_;
+    vk::Buffer buffer_;
+    cuda::ImportedBuffer cuda_buffer_;
+};
+
+}  // namespace batchsim

@@ -1,0 +1,106 @@
+#include "vk/instance.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "core/check.hpp"
+
+namespace batchsim::vk {
+namespace {
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+std::atomic<std::uint64_t> g_validation_total{0};
+
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT /*types*/,
+    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user_data) {
+    auto* count = static_cast<std::atomic<std::uint64_t>*>(user_data);
+    count->fetch_add(1, std::memory_order_relaxed);
+    g_validation_total.fetch_add(1, std::memory_order_relaxed);
+    const char* level =
+        (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning";
+    std::fprintf(stderr, "[batchsim] Vulkan validation %s: %s\n", level,
+                 data->pMessage ? data->pMessage : "(no message)");
+    return VK_FALSE;  // never abort the call: the counter is what tests assert on
+}
+
+VkDebugUtilsMessengerCreateInfoEXT messenger_info(std::atomic<std::uint64_t>* counter) {
+    VkDebugUtilsMessengerCreateInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    info.pfnUserCallback = on_validation_message;
+    info.pUserData = counter;
+    return info;
+}
+
+void create_messenger(Instance& instance) {
+    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance.handle, "vkCreateDebugUtilsMessengerEXT"));
+    BATCHSIM_CHECK(create != nullptr, Internal, "vkCreateDebugUtilsMessengerEXT is missing");
+    const auto info = messenger_info(instance.validation_messages.get());
+    VK_CHECK(create(instance.handle, &info, nullptr, &instance.messenger));
+}
+
+}  // namespace
+
+bool validation_layer_available() {
+    std::uint32_t count = 0;
+    VK_CHECK(vkEnumerateInstanceLayerProperties(&count, nullptr));
+    std::vector<VkLayerProperties> layers(count);
+    VK_CHECK(vkEnumerateInstanceLayerProperties(&count, layers.data()));
+    for (const auto& layer : layers)
+        if (std::strcmp(layer.layerName, kValidationLayer) == 0) return true;
+    return false;
+}
+
+std::uint64_t validation_message_total() {
+    return g_validation_total.load(std::memory_order_relaxed);
+}
+
+Instance create_instance(const InstanceConfig& config) {
+    Instance instance;
+    instance.validation_messages = std::make_unique<std::atomic<std::uint64_t>>(0);
+    instance.validation_enabled = config.validation && validation_layer_available();
+
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "batchsim";
+    app.pEngineName = "batchsim";
+    app.apiVersion = VK_API_VERSION_1_2;
+
+    std::vector<const char*> layers;
+    std::vector<const char*> extensions;
+    // Chained into the create info too, so instance creation itself is validated.
+    auto debug_info = messenger_info(instance.validation_messages.get());
+    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    if (instance.validation_enabled) {
+        layers.push_back(kValidationLayer);
+        extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+        info.pNext = &debug_info;
+    }
+    info.pApplicationInfo = &app;
+    info.enabledLayerCount = static_cast<std::uint32_t>(layers.size());
+    info.ppEnabledLayerNames = layers.data();
+    info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
+    info.ppEnabledExtensionNames = extensions.data();
+    VK_CHECK(vkCreateInstance(&info, nullptr, &instance.handle));
+    if (instance.validation_enabled) create_messenger(instance);
+    return instance;
+}
+
+void destroy_instance(Instance& instance) {
+    if (instance.messenger != VK_NULL_HANDLE) {
+        auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+            vkGetInstanceProcAddr(instance.handle, "vkDestroyDebugUtilsMessengerEXT"));
+        if (destroy) destroy(instance.handle, instance.messenger, nullptr);
+        instance.messenger = VK_NULL_HANDLE;
+    }
+    if (instance.handle != VK_NULL_HANDLE) vkDestroyInstance(instance.handle, nullptr);
+    instance.handle = VK_NULL_HANDLE;
+}
+
+}  // namespace batchsim::vk

@@ -1,0 +1,70 @@
+#include "vk/pipeline.hpp"
+
+#include "core/check.hpp"
+
+namespace batchsim::vk {
+namespace {
+
+VkShaderModule create_shader_module(const Device& device, std::span<const std::uint32_t> spirv) {
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = spirv.size_bytes();
+    info.pCode = spirv.data();
+    VkShaderModule module = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateShaderModule(device.handle, &info, nullptr, &module));
+    return module;
+}
+
+VkPipelineLayout create_layout(const Device& device, std::uint32_t push_constant_size) {
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_size};
+    VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    info.pushConstantRangeCount = push_constant_size > 0 ? 1 : 0;
+    info.pPushConstantRanges = &range;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VK_CHECK(vkCreatePipelineLayout(device.handle, &info, nullptr, &layout));
+    return layout;
+}
+
+}  // namespace
+
+ComputePipeline create_compute_pipeline(const Device& device, std::span<const std::uint32_t> spirv,
+                                        std::uint32_t push_constant_size) {
+    ComputePipeline pipeline;
+    pipeline.push_constant_size = push_constant_size;
+    pipeline.layout = create_layout(device, push_constant_size);
+    VkShaderModule module = VK_NULL_HANDLE;
+    try {
+        module = create_shader_module(device, spirv);
+        VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+        info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+        info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        info.stage.module = module;
+        info.stage.pName = "main";
+        info.layout = pipeline.layout;
+        VK_CHECK(vkCreateComputePipelines(device.handle, VK_NULL_HANDLE, 1, &info, nullptr,
+                                          &pipeline.handle));
+    } catch (...) {
+        if (module != VK_NULL_HANDLE) vkDestroyShaderModule(device.handle, module, nullptr);
+        destroy_compute_pipeline(device, pipeline);
+        throw;
+    }
+    vkDestroyShaderModule(device.handle, module, nullptr);  // the pipeline keeps the code
+    return pipeline;
+}
+
+void destroy_compute_pipeline(const Device& device, ComputePipeline& pipeline) {
+    if (pipeline.handle != VK_NULL_HANDLE) vkDestroyPipeline(device.handle, pipeline.handle, nullptr);
+    if (pipeline.layout != VK_NULL_HANDLE)
+        vkDestroyPipelineLayout(device.handle, pipeline.layout, nullptr);
+    pipeline = ComputePipeline{};
+}
+
+void dispatch(VkCommandBuffer commands, const ComputePipeline& pipeline, const void* constants,
+              std::uint32_t group_count) {
+    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle);
+    if (pipeline.push_constant_size > 0)
+        vkCmdPushConstants(commands, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                           pipeline.push_constant_size, constants);
+    vkCmdDispatch(commands, group_count, 1, 1);
+}
+
+}  // namespace batchsim::vk

@@ -1,0 +1,28 @@
+// Compute pipelines. Shaders reach buffers through device addresses passed as push
+// constants, so pipelines need no descriptor sets.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vk/device.hpp"
+
+namespace batchsim::vk {
+
+struct ComputePipeline {
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkPipeline handle = VK_NULL_HANDLE;
+    std::uint32_t push_constant_size = 0;
+};
+
+ComputePipeline create_compute_pipeline(const Device& device, std::span<const std::uint32_t> spirv,
+                                        std::uint32_t push_constant_size);
+void destroy_compute_pipeline(const Device& device, ComputePipeline& pipeline);
+
+// Binds the pipeline, pushes `constants` (push_constant_size bytes) and dispatches.
+void dispatch(VkCommandBuffer commands, const ComputePipeline& pipeline, const void* constants,
+              std::uint32_t group_count);
+
+}  // namespace batchsim::vk

@@ -1,0 +1,12 @@
+"""Runs last (file order): the whole suite must finish with zero validation messages."""
+
+import pytest
+
+import batchsim
+
+
+def test_suite_produced_no_validation_messages():
+    if not batchsim.validation_layer_available():
+        pytest.skip("VK_LAYER_KHRONOS_validation is not installed")
+    assert batchsim.Context().validation_enabled, "BATCHSIM_VALIDATION=1 did not enable it"
+    assert batchsim.validation_message_total() == 0
