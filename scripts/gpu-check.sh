@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The GPU machine's proof run (docs/gpu.md): builds batchsim, runs `batchsim doctor`, the
+# C++ and Python suites (CUDA tests included, validation on) and the export benchmark.
+# Usage: bash scripts/gpu-check.sh OUTDIR   (expects the Debian dependencies already
+# available, e.g. through `source .devdeps/prelude.sh` on the lent machine).
+set -uo pipefail
+out=${1:?usage: gpu-check.sh OUTDIR}
+mkdir -p "$out"
+cd "$(dirname "$0")/.."
+# Where the carried validation layer lives when unpacked by .devdeps/prelude.sh.
+[ -d /opt/devdeps/usr/share/vulkan/explicit_layer.d ] &&
+  export VK_LAYER_PATH=/opt/devdeps/usr/share/vulkan/explicit_layer.d
+export PYTHONUNBUFFERED=1 BATCHSIM_VALIDATION=1
+status=0
+step() {  # step NAME COMMAND...: runs, logs to $out/NAME.txt, remembers failures
+  local name=$1; shift
+  echo "=== $name: $*"
+  "$@" > "$out/$name.txt" 2>&1
+  local rc=$?
+  tail -n 25 "$out/$name.txt"
+  echo "=== $name exit $rc"
+  [ $rc -eq 0 ] || status=1
+}
+step machine nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+step install python3 -m pip install --no-build-isolation --no-deps --force-reinstall -q .
+step doctor python3 -m batchsim doctor
+step cpp bash -c "cmake -S . -B build/gpu-cpp -G Ninja -DBATCHSIM_BUILD_PYTHON=OFF \
+  -DBATCHSIM_BUILD_TESTS=ON && cmake --build build/gpu-cpp && build/gpu-cpp/tests/cpp/batchsim_tests"
+step pytest python3 -m pytest tests/python -p no:cacheprovider -q -rs
+step bench python3 benchmarks/bench_export.py --out "$out/bench_export.json"
+exit $status
