@@ -42,6 +42,7 @@ bool resolve_all(void* lib, Driver& d, std::string& why) {
     ok &= resolve(lib, "cuCtxPopCurrent_v2", d.cuCtxPopCurrent, why);
     ok &= resolve(lib, "cuCtxSynchronize", d.cuCtxSynchronize, why);
     ok &= resolve(lib, "cuMemFree_v2", d.cuMemFree, why);
+    ok &= resolve(lib, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH, why);
     ok &= resolve(lib, "cuImportExternalMemory", d.cuImportExternalMemory, why);
     ok &= resolve(lib, "cuExternalMemoryGetMappedBuffer", d.cuExternalMemoryGetMappedBuffer, why);
     ok &= resolve(lib, "cuDestroyExternalMemory", d.cuDestroyExternalMemory, why);

@@ -3,6 +3,7 @@
 // for the few calls batchsim makes; sizes are checked below against the real header's.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -122,6 +123,7 @@ struct Driver {
     CUresult (*cuCtxPopCurrent)(CUcontext* context);                               // _v2
     CUresult (*cuCtxSynchronize)();
     CUresult (*cuMemFree)(CUdeviceptr pointer);                                    // _v2
+    CUresult (*cuMemcpyDtoH)(void* destination, CUdeviceptr source, std::size_t bytes);  // _v2
     CUresult (*cuImportExternalMemory)(CUexternalMemory* out, const ExternalMemoryHandleDesc*);
     CUresult (*cuExternalMemoryGetMappedBuffer)(CUdeviceptr* out, CUexternalMemory,
                                                 const ExternalMemoryBufferDesc*);
