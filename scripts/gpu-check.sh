@@ -27,5 +27,7 @@ step doctor python3 -m batchsim doctor
 step cpp bash -c "cmake -S . -B build/gpu-cpp -G Ninja -DBATCHSIM_BUILD_PYTHON=OFF \
   -DBATCHSIM_BUILD_TESTS=ON && cmake --build build/gpu-cpp && build/gpu-cpp/tests/cpp/batchsim_tests"
 step pytest python3 -m pytest tests/python -p no:cacheprovider -q -rs
-step bench python3 benchmarks/bench_export.py --out "$out/bench_export.json"
+# Timings without the validation layer, twice to show the spread between runs.
+step bench env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_export.py --out "$out/bench_export.json"
+step bench2 env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_export.py --out "$out/bench_export2.json"
 exit $status

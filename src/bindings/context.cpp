@@ -114,6 +114,8 @@ void bind_context(py::module_& m) {
           "True when VK_LAYER_KHRONOS_validation is installed.");
     m.def("validation_message_total", &vk::validation_message_total,
           "Validation warnings and errors reported by every Context of this process so far.");
+    m.def("validation_suppressed_total", &vk::validation_suppressed_total,
+          "Validation reports set aside because the layer cannot see CUDA's semaphore signals.");
 
     py::class_<GpuContext, std::shared_ptr<GpuContext>>(m, "Context", R"doc(
 A Vulkan device (and on NVIDIA its CUDA twin) that renderers, kernels and tensors share.

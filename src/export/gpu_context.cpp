@@ -90,6 +90,7 @@ void GpuContext::Impl::create(const Config& config) {
     timeline = vk::create_timeline_semaphore(device, ordinal >= 0);
     ring = vk::create_command_ring(device, kCommandRingSize);
     if (ordinal >= 0) {
+        instance.validation->external_signals = true;
         cuda = cuda::open_device(ordinal);
         cuda_timeline = cuda::import_timeline(cuda, device, timeline);
     }
@@ -124,7 +125,7 @@ int GpuContext::cuda_ordinal() const { return impl_->cuda.ordinal; }
 const cuda::CudaDevice& GpuContext::cuda_device() const { return impl_->cuda; }
 bool GpuContext::validation_enabled() const { return impl_->instance.validation_enabled; }
 std::uint64_t GpuContext::validation_messages() const {
-    return impl_->instance.validation_messages->load();
+    return impl_->instance.validation->messages.load();
 }
 
 GpuContext::Recording GpuContext::begin() {

@@ -1,8 +1,11 @@
 """Runs last (file order): the whole suite must finish with zero validation messages."""
 
+import warnings
+
 import pytest
 
 import batchsim
+from batchsim import _core
 
 
 def test_suite_produced_no_validation_messages():
@@ -10,3 +13,7 @@ def test_suite_produced_no_validation_messages():
         pytest.skip("VK_LAYER_KHRONOS_validation is not installed")
     assert batchsim.Context().validation_enabled, "BATCHSIM_VALIDATION=1 did not enable it"
     assert batchsim.validation_message_total() == 0
+    suppressed = _core.validation_suppressed_total()
+    if suppressed:  # only with CUDA export: see ValidationState in src/vk/instance.hpp
+        warnings.warn(f"{suppressed} 'still in use' reports set aside (CUDA-signalled waits)",
+                      stacklevel=1)
