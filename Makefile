@@ -38,7 +38,7 @@ test-asan: setup
 lint:
 	$(CMAKE_CPP) -B $(BUILD)/cpp >/dev/null
 	clang-format --dry-run --Werror $(LINT_SOURCES) shaders/shared.h
-	clang-tidy --quiet -p $(BUILD)/cpp $(filter %.cpp,$(LINT_SOURCES))
+	clang-tidy --quiet -p $(BUILD)/cpp $(filter-out src/bindings/%,$(filter %.cpp,$(LINT_SOURCES)))
 	$(PYTHON) -m ruff check python tests/python benchmarks examples
 	$(PYTHON) -m ruff format --check python tests/python benchmarks examples
 

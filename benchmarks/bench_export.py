@@ -52,7 +52,9 @@ def write_atomically(path: str, text: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1 << 12, 1 << 16, 1 << 20, 1 << 24])
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[1 << 12, 1 << 16, 1 << 20, 1 << 24]
+    )
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", help="also write the JSON here")
@@ -63,13 +65,15 @@ def main() -> None:
     for count in args.sizes:
         samples = time_rounds(context, count, args.rounds, args.repeats)
         median = statistics.median(samples)
-        results.append({
-            "elements": count,
-            "median_round_us": round(median * 1e6, 2),
-            "rounds_per_s": round(1 / median, 1),
-            "write_gb_per_s": round(count * 4 / median / 1e9, 3),
-            "spread_us": [round(min(samples) * 1e6, 2), round(max(samples) * 1e6, 2)],
-        })
+        results.append(
+            {
+                "elements": count,
+                "median_round_us": round(median * 1e6, 2),
+                "rounds_per_s": round(1 / median, 1),
+                "write_gb_per_s": round(count * 4 / median / 1e9, 3),
+                "spread_us": [round(min(samples) * 1e6, 2), round(max(samples) * 1e6, 2)],
+            }
+        )
     report = {
         "benchmark": "export_round_trip",
         "device": context.device_info["name"],

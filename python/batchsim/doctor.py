@@ -33,8 +33,10 @@ def _print_cuda(status: dict, devices: list[dict]) -> None:
         print(f"CUDA: not available ({status['reason']}); tensors are exported to the CPU")
         return
     version = status["driver_version"]
-    print(f"CUDA: driver API {version // 1000}.{version % 1000 // 10}, "
-          f"{len(status['devices'])} device(s)")
+    print(
+        f"CUDA: driver API {version // 1000}.{version % 1000 // 10}, "
+        f"{len(status['devices'])} device(s)"
+    )
     vulkan_by_uuid = {d["uuid"]: d for d in devices}
     for c in status["devices"]:
         match = vulkan_by_uuid.get(c["uuid"])
@@ -60,12 +62,16 @@ def _self_test() -> bool:
     fill.run(tensor, seed)
     values = torch.from_dlpack(tensor).cpu()
     elapsed_ms = (time.perf_counter() - start) * 1e3
-    wrong = sum(values[i].item() != _core.PatternFill.expected(i, seed) for i in range(0, count, 97))
+    wrong = sum(
+        values[i].item() != _core.PatternFill.expected(i, seed) for i in range(0, count, 97)
+    )
     same_memory = torch.from_dlpack(tensor).data_ptr() == tensor.data_ptr
     ok = wrong == 0 and same_memory
-    print(f"Self-test: compute shader -> DLPack -> torch on {context.torch_device} "
-          f"({context.device_info['name']}): {'ok' if ok else 'FAILED'} "
-          f"({count} floats, zero-copy {same_memory}, {elapsed_ms:.1f} ms)")
+    print(
+        f"Self-test: compute shader -> DLPack -> torch on {context.torch_device} "
+        f"({context.device_info['name']}): {'ok' if ok else 'FAILED'} "
+        f"({count} floats, zero-copy {same_memory}, {elapsed_ms:.1f} ms)"
+    )
     return ok
 
 
@@ -83,7 +89,9 @@ def run_doctor(self_test: bool = True) -> int:
         return 1
     _print_vulkan_devices(devices)
     layer = batchsim.validation_layer_available()
-    print(f"Validation layer: {'installed' if layer else 'not installed (vulkan-validationlayers)'}")
+    print(
+        f"Validation layer: {'installed' if layer else 'not installed (vulkan-validationlayers)'}"
+    )
     _print_cuda(batchsim.cuda_status(), devices)
     if not any(d["usable"] for d in devices):
         print(f"\nNo usable Vulkan device.\n{INSTALL_HINT}")

@@ -103,11 +103,14 @@ std::shared_ptr<PersistentTensor> make_tensor(const std::shared_ptr<GpuContext>&
 }  // namespace
 
 void bind_context(py::module_& m) {
-    m.def("list_devices", [] {
-        py::list out;
-        for (const auto& d : list_vulkan_devices()) out.append(device_dict(d));
-        return out;
-    }, "Every Vulkan device of this machine, as dicts (name, type, driver, uuid, ...).");
+    m.def(
+        "list_devices",
+        [] {
+            py::list out;
+            for (const auto& d : list_vulkan_devices()) out.append(device_dict(d));
+            return out;
+        },
+        "Every Vulkan device of this machine, as dicts (name, type, driver, uuid, ...).");
     m.def("cuda_status", &cuda_status,
           "Whether the CUDA driver loaded (and why not), its version and its devices.");
     m.def("validation_layer_available", &vk::validation_layer_available,
@@ -130,13 +133,16 @@ export: "auto" (CUDA when possible), "cpu" or "cuda".)doc")
         .def_property_readonly("device_info",
                                [](const GpuContext& c) { return device_dict(c.device().info); })
         .def_property_readonly("exports_cuda", &GpuContext::exports_cuda)
-        .def_property_readonly("cuda_device", [](const GpuContext& c) -> std::optional<int> {
-            if (!c.exports_cuda()) return std::nullopt;
-            return c.cuda_ordinal();
-        })
-        .def_property_readonly("torch_device", [](const GpuContext& c) {
-            return c.exports_cuda() ? str("cuda:", c.cuda_ordinal()) : std::string("cpu");
-        })
+        .def_property_readonly("cuda_device",
+                               [](const GpuContext& c) -> std::optional<int> {
+                                   if (!c.exports_cuda()) return std::nullopt;
+                                   return c.cuda_ordinal();
+                               })
+        .def_property_readonly("torch_device",
+                               [](const GpuContext& c) {
+                                   return c.exports_cuda() ? str("cuda:", c.cuda_ordinal())
+                                                           : std::string("cpu");
+                               })
         .def_property_readonly("validation_enabled", &GpuContext::validation_enabled)
         .def_property_readonly("validation_messages", &GpuContext::validation_messages)
         .def("tensor", &make_tensor, py::arg("shape"), py::arg("dtype") = "float32",

@@ -11,12 +11,12 @@ namespace {
 
 const char* class_name(Error::Kind kind) {
     switch (kind) {
-    case Error::Kind::InvalidArgument: return "InvalidArgumentError";
-    case Error::Kind::DeviceNotFound: return "DeviceNotFoundError";
-    case Error::Kind::Unsupported: return "UnsupportedError";
-    case Error::Kind::Vulkan: return "VulkanError";
-    case Error::Kind::Cuda: return "CudaError";
-    case Error::Kind::Internal: break;
+        case Error::Kind::InvalidArgument: return "InvalidArgumentError";
+        case Error::Kind::DeviceNotFound: return "DeviceNotFoundError";
+        case Error::Kind::Unsupported: return "UnsupportedError";
+        case Error::Kind::Vulkan: return "VulkanError";
+        case Error::Kind::Cuda: return "CudaError";
+        case Error::Kind::Internal: break;
     }
     return "Error";
 }
@@ -30,18 +30,21 @@ void bind_errors(py::module_& m) {
         try {
             if (pending) std::rethrow_exception(pending);
         } catch (const Error& error) {
-            py::object type = py::reinterpret_borrow<py::object>(errors).attr(
-                class_name(error.kind()));
+            py::object type =
+                py::reinterpret_borrow<py::object>(errors).attr(class_name(error.kind()));
             PyErr_SetString(type.ptr(), error.what());
         }
     });
-    m.def("_raise_for_test", [](const std::string& kind, const std::string& message) {
-        for (auto k : {Error::Kind::Internal, Error::Kind::InvalidArgument,
-                       Error::Kind::DeviceNotFound, Error::Kind::Unsupported,
-                       Error::Kind::Vulkan, Error::Kind::Cuda})
-            if (kind == class_name(k)) throw Error(k, message);
-        throw Error(Error::Kind::InvalidArgument, "unknown error kind " + kind);
-    }, "Raises the batchsim error `kind` (a class name of batchsim.errors); for tests.");
+    m.def(
+        "_raise_for_test",
+        [](const std::string& kind, const std::string& message) {
+            for (auto k :
+                 {Error::Kind::Internal, Error::Kind::InvalidArgument, Error::Kind::DeviceNotFound,
+                  Error::Kind::Unsupported, Error::Kind::Vulkan, Error::Kind::Cuda})
+                if (kind == class_name(k)) throw Error(k, message);
+            throw Error(Error::Kind::InvalidArgument, "unknown error kind " + kind);
+        },
+        "Raises the batchsim error `kind` (a class name of batchsim.errors); for tests.");
 }
 
 }  // namespace batchsim::bindings

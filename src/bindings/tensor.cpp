@@ -37,8 +37,9 @@ py::object dlpack(PersistentTensor& tensor, std::optional<std::int64_t> stream,
                   const py::object& /*max_version*/, std::optional<py::tuple> dl_device,
                   std::optional<bool> copy) {
     if (copy.value_or(false))
-        throw py::buffer_error("batchsim tensors are exported without copies; copy=True is "
-                               "not supported (clone the consumer's tensor instead)");
+        throw py::buffer_error(
+            "batchsim tensors are exported without copies; copy=True is "
+            "not supported (clone the consumer's tensor instead)");
     const DLDevice own = tensor.dl_device();
     if (dl_device && (py::cast<int>((*dl_device)[0]) != own.device_type ||
                       py::cast<int>((*dl_device)[1]) != own.device_id))
@@ -64,12 +65,10 @@ A GPU buffer created once and shared zero-copy with PyTorch (or any DLPack consu
 
 torch.from_dlpack(t) aliases the buffer: every later kernel write to it shows in the same
 torch tensor. The torch tensor keeps the buffer and its Context alive.)doc")
-        .def_property_readonly("shape", [](const PersistentTensor& t) {
-            return py::tuple(py::cast(t.shape()));
-        })
-        .def_property_readonly("dtype", [](const PersistentTensor& t) {
-            return std::string(dtype_name(t.dtype()));
-        })
+        .def_property_readonly(
+            "shape", [](const PersistentTensor& t) { return py::tuple(py::cast(t.shape())); })
+        .def_property_readonly(
+            "dtype", [](const PersistentTensor& t) { return std::string(dtype_name(t.dtype())); })
         .def_property_readonly("device", &PersistentTensor::device_name)
         .def_property_readonly("data_ptr", &PersistentTensor::data_ptr)
         .def_property_readonly("nbytes", &PersistentTensor::nbytes)
@@ -77,13 +76,15 @@ torch tensor. The torch tensor keeps the buffer and its Context alive.)doc")
         .def("__dlpack__", &dlpack, py::kw_only(), py::arg("stream") = py::none(),
              py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
              py::arg("copy") = py::none())
-        .def("__dlpack_device__", [](const PersistentTensor& t) {
-            const DLDevice d = t.dl_device();
-            return py::make_tuple(static_cast<int>(d.device_type), d.device_id);
-        })
-        .def("torch", [](py::object self) {
-            return py::module_::import("torch").attr("from_dlpack")(self);
-        }, "torch.from_dlpack(self): a torch tensor aliasing this buffer.")
+        .def("__dlpack_device__",
+             [](const PersistentTensor& t) {
+                 const DLDevice d = t.dl_device();
+                 return py::make_tuple(static_cast<int>(d.device_type), d.device_id);
+             })
+        .def(
+            "torch",
+            [](py::object self) { return py::module_::import("torch").attr("from_dlpack")(self); },
+            "torch.from_dlpack(self): a torch tensor aliasing this buffer.")
         .def("__repr__", [](const PersistentTensor& t) {
             return str("batchsim.Tensor(shape=(", join_shape(t.shape()),
                        t.shape().size() == 1 ? ",)" : ")", ", dtype=", dtype_name(t.dtype()),

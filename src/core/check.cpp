@@ -9,8 +9,7 @@ namespace batchsim {
 std::string_view vk_result_name(VkResult result) noexcept {
     switch (result) {
 #define BATCHSIM_VK_RESULT_CASE(name) \
-    case name:                        \
-        return #name;
+    case name: return #name;
         BATCHSIM_VK_RESULT_CASE(VK_SUCCESS)
         BATCHSIM_VK_RESULT_CASE(VK_NOT_READY)
         BATCHSIM_VK_RESULT_CASE(VK_TIMEOUT)
@@ -30,8 +29,7 @@ std::string_view vk_result_name(VkResult result) noexcept {
         BATCHSIM_VK_RESULT_CASE(VK_ERROR_INVALID_EXTERNAL_HANDLE)
         BATCHSIM_VK_RESULT_CASE(VK_ERROR_UNKNOWN)
 #undef BATCHSIM_VK_RESULT_CASE
-    default:
-        return "VkResult(unknown)";
+        default: return "VkResult(unknown)";
     }
 }
 
@@ -49,9 +47,9 @@ void throw_error(Error::Kind kind, std::string_view message, const char* file, i
 }
 
 void throw_vk_error(VkResult result, const char* expression, const char* file, int line) {
-    const auto message = str("Vulkan call failed with ", vk_result_name(result), " (",
-                             static_cast<int>(result), "): ", expression, " at ",
-                             where(file, line));
+    const auto message =
+        str("Vulkan call failed with ", vk_result_name(result), " (", static_cast<int>(result),
+            "): ", expression, " at ", where(file, line));
     throw Error(Error::Kind::Vulkan, message);
 }
 

@@ -46,19 +46,17 @@ std::string_view vk_result_name(VkResult result) noexcept;
 
 // Throws batchsim::Error of `kind` with `message` (anything convertible to string_view)
 // when `condition` is false.
-#define BATCHSIM_CHECK(condition, kind, message)                                          \
-    do {                                                                                  \
-        if (!(condition)) [[unlikely]]                                                    \
-            ::batchsim::throw_error(::batchsim::Error::Kind::kind, (message), __FILE__,   \
-                                    __LINE__);                                            \
+#define BATCHSIM_CHECK(condition, kind, message)                                                   \
+    do {                                                                                           \
+        if (!(condition)) [[unlikely]]                                                             \
+            ::batchsim::throw_error(::batchsim::Error::Kind::kind, (message), __FILE__, __LINE__); \
     } while (false)
 
 // Evaluates a Vulkan call once; throws batchsim::Error(Kind::Vulkan) naming the call,
 // file and line unless it returned VK_SUCCESS. Active in every build type.
-#define VK_CHECK(expression)                                                         \
-    do {                                                                             \
-        const VkResult batchsim_vk_result_ = (expression);                           \
-        if (batchsim_vk_result_ != VK_SUCCESS) [[unlikely]]                          \
-            ::batchsim::throw_vk_error(batchsim_vk_result_, #expression, __FILE__,   \
-                                       __LINE__);                                    \
+#define VK_CHECK(expression)                                                                  \
+    do {                                                                                      \
+        const VkResult batchsim_vk_result_ = (expression);                                    \
+        if (batchsim_vk_result_ != VK_SUCCESS) [[unlikely]]                                   \
+            ::batchsim::throw_vk_error(batchsim_vk_result_, #expression, __FILE__, __LINE__); \
     } while (false)

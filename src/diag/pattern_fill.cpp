@@ -13,9 +13,9 @@ namespace batchsim {
 
 PatternFill::PatternFill(std::shared_ptr<GpuContext> context) : context_(std::move(context)) {
     BATCHSIM_CHECK(context_ != nullptr, InvalidArgument, "PatternFill needs a GpuContext");
-    pipeline_ = vk::create_compute_pipeline(context_->device(),
-                                            vk::embedded_shader("fill_pattern.comp"),
-                                            sizeof(gpu::FillPatternParams));
+    pipeline_ =
+        vk::create_compute_pipeline(context_->device(), vk::embedded_shader("fill_pattern.comp"),
+                                    sizeof(gpu::FillPatternParams));
 }
 
 PatternFill::~PatternFill() {

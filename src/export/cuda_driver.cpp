@@ -66,8 +66,8 @@ Loaded load() {
     if (init != CUDA_SUCCESS) {
         const char* name = nullptr;
         loaded.driver.cuGetErrorName(init, &name);
-        loaded.why_not = str("cuInit failed with ", name ? name : "an unknown error", " (", init,
-                             ")");
+        loaded.why_not =
+            str("cuInit failed with ", name ? name : "an unknown error", " (", init, ")");
         return loaded;
     }
     loaded.driver.cuDriverGetVersion(&loaded.driver.version);
@@ -114,8 +114,8 @@ void check(CUresult result, const char* expression, const char* file, int line) 
         d->cuGetErrorString(result, &text);
     }
     throw Error(Error::Kind::Cuda,
-                str("CUDA call failed with ", name ? name : "an unknown error", " (", result,
-                    ": ", text ? text : "no description", "): ", expression, " at ",
+                str("CUDA call failed with ", name ? name : "an unknown error", " (", result, ": ",
+                    text ? text : "no description", "): ", expression, " at ",
                     std::filesystem::path(file).filename().string(), ":", line));
 }
 

@@ -118,11 +118,11 @@ struct Driver {
     CUresult (*cuDeviceGetName)(char* name, int length, CUdevice device);
     CUresult (*cuDeviceGetUuid)(CUuuid* uuid, CUdevice device);
     CUresult (*cuDevicePrimaryCtxRetain)(CUcontext* context, CUdevice device);
-    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device);                        // _v2
-    CUresult (*cuCtxPushCurrent)(CUcontext context);                               // _v2
-    CUresult (*cuCtxPopCurrent)(CUcontext* context);                               // _v2
+    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device);  // _v2
+    CUresult (*cuCtxPushCurrent)(CUcontext context);         // _v2
+    CUresult (*cuCtxPopCurrent)(CUcontext* context);         // _v2
     CUresult (*cuCtxSynchronize)();
-    CUresult (*cuMemFree)(CUdeviceptr pointer);                                    // _v2
+    CUresult (*cuMemFree)(CUdeviceptr pointer);                                          // _v2
     CUresult (*cuMemcpyDtoH)(void* destination, CUdeviceptr source, std::size_t bytes);  // _v2
     CUresult (*cuImportExternalMemory)(CUexternalMemory* out, const ExternalMemoryHandleDesc*);
     CUresult (*cuExternalMemoryGetMappedBuffer)(CUdeviceptr* out, CUexternalMemory,

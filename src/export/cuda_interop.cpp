@@ -127,8 +127,8 @@ void release_timeline(const CudaDevice& device, ImportedTimeline& timeline) noex
     timeline = ImportedTimeline{};
 }
 
-void wait_on_stream(const CudaDevice& device, const ImportedTimeline& timeline,
-                    std::uint64_t value, CUstream stream) {
+void wait_on_stream(const CudaDevice& device, const ImportedTimeline& timeline, std::uint64_t value,
+                    CUstream stream) {
     ContextScope scope(device);
     ExternalSemaphoreWaitParams params{};
     params.params.fence.value = value;

@@ -51,8 +51,8 @@ void release_timeline(const CudaDevice& device, ImportedTimeline& timeline) noex
 
 // Enqueue on `stream`: work after this waits until the timeline reaches `value` /
 // the timeline is set to `value` once all work before this on the stream is done.
-void wait_on_stream(const CudaDevice& device, const ImportedTimeline& timeline,
-                    std::uint64_t value, CUstream stream);
+void wait_on_stream(const CudaDevice& device, const ImportedTimeline& timeline, std::uint64_t value,
+                    CUstream stream);
 void signal_on_stream(const CudaDevice& device, const ImportedTimeline& timeline,
                       std::uint64_t value, CUstream stream);
 

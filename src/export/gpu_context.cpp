@@ -38,9 +38,8 @@ int choose_cuda_ordinal(const vk::PhysicalDeviceInfo& physical, ExportTarget tar
     const bool has_cuda = cuda::driver(&why_not) != nullptr;
     const int ordinal = has_cuda ? cuda::find_ordinal(physical.uuid) : -1;
     if (target == ExportTarget::Auto)
-        return physical.type != VK_PHYSICAL_DEVICE_TYPE_CPU && physical.supports_interop()
-                   ? ordinal
-                   : -1;
+        return physical.type != VK_PHYSICAL_DEVICE_TYPE_CPU && physical.supports_interop() ? ordinal
+                                                                                           : -1;
     BATCHSIM_CHECK(has_cuda, Unsupported, str("export to CUDA was requested but ", why_not));
     BATCHSIM_CHECK(ordinal >= 0, Unsupported,
                    str("export to CUDA was requested but no CUDA device has the UUID of ",
@@ -117,13 +116,25 @@ GpuContext::GpuContext(const Config& config) : impl_(std::make_unique<Impl>()) {
     }
 }
 
-GpuContext::~GpuContext() { impl_->destroy(); }
+GpuContext::~GpuContext() {
+    impl_->destroy();
+}
 
-const vk::Device& GpuContext::device() const { return impl_->device; }
-bool GpuContext::exports_cuda() const { return impl_->cuda.ordinal >= 0; }
-int GpuContext::cuda_ordinal() const { return impl_->cuda.ordinal; }
-const cuda::CudaDevice& GpuContext::cuda_device() const { return impl_->cuda; }
-bool GpuContext::validation_enabled() const { return impl_->instance.validation_enabled; }
+const vk::Device& GpuContext::device() const {
+    return impl_->device;
+}
+bool GpuContext::exports_cuda() const {
+    return impl_->cuda.ordinal >= 0;
+}
+int GpuContext::cuda_ordinal() const {
+    return impl_->cuda.ordinal;
+}
+const cuda::CudaDevice& GpuContext::cuda_device() const {
+    return impl_->cuda;
+}
+bool GpuContext::validation_enabled() const {
+    return impl_->instance.validation_enabled;
+}
 std::uint64_t GpuContext::validation_messages() const {
     return impl_->instance.validation->messages.load();
 }

@@ -35,7 +35,8 @@ const DTypeEntry& entry(DType dtype) {
 constexpr std::int64_t kMaxTensorBytes = std::int64_t{1} << 40;
 
 std::int64_t checked_nbytes(const std::vector<std::int64_t>& shape, DType dtype) {
-    BATCHSIM_CHECK(!shape.empty(), InvalidArgument, "tensor shape must have at least one dimension");
+    BATCHSIM_CHECK(!shape.empty(), InvalidArgument,
+                   "tensor shape must have at least one dimension");
     std::int64_t bytes = static_cast<std::int64_t>(dtype_size(dtype));
     for (const std::int64_t extent : shape) {
         BATCHSIM_CHECK(extent > 0, InvalidArgument,
@@ -60,9 +61,15 @@ void delete_exported(DLManagedTensor* managed) {
 
 }  // namespace
 
-std::string_view dtype_name(DType dtype) { return entry(dtype).name; }
-DLDataType dlpack_dtype(DType dtype) { return entry(dtype).dl; }
-std::size_t dtype_size(DType dtype) { return entry(dtype).dl.bits / 8u; }
+std::string_view dtype_name(DType dtype) {
+    return entry(dtype).name;
+}
+DLDataType dlpack_dtype(DType dtype) {
+    return entry(dtype).dl;
+}
+std::size_t dtype_size(DType dtype) {
+    return entry(dtype).dl.bits / 8u;
+}
 
 DType parse_dtype(std::string_view name) {
     std::vector<std::string_view> known;
@@ -89,12 +96,12 @@ std::shared_ptr<PersistentTensor> PersistentTensor::create(std::shared_ptr<GpuCo
     const bool cuda = tensor->context_->exports_cuda();
     const auto& device = tensor->context_->device();
     tensor->buffer_ = vk::create_buffer(
-        device, {.size = static_cast<VkDeviceSize>(bytes),
-                 .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                          VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                 .location = cuda ? vk::MemoryLocation::DeviceLocal
-                                  : vk::MemoryLocation::HostVisible,
-                 .exportable = cuda});
+        device,
+        {.size = static_cast<VkDeviceSize>(bytes),
+         .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                  VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+         .location = cuda ? vk::MemoryLocation::DeviceLocal : vk::MemoryLocation::HostVisible,
+         .exportable = cuda});
     if (cuda)  // the destructor releases the Vulkan buffer if this throws
         tensor->cuda_buffer_ =
             cuda::import_buffer(tensor->context_->cuda_device(), device, tensor->buffer_);

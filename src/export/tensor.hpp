@@ -20,8 +20,8 @@ namespace batchsim {
 
 enum class DType { Float32, Float16, Int32, Int64, UInt8 };
 
-std::string_view dtype_name(DType dtype);          // "float32", ...
-DType parse_dtype(std::string_view name);           // throws InvalidArgument
+std::string_view dtype_name(DType dtype);  // "float32", ...
+DType parse_dtype(std::string_view name);  // throws InvalidArgument
 std::size_t dtype_size(DType dtype);
 DLDataType dlpack_dtype(DType dtype);
 
@@ -29,8 +29,7 @@ class PersistentTensor : public std::enable_shared_from_this<PersistentTensor> {
 public:
     // Validates the shape (non-empty, every extent > 0, total below 2^40 bytes).
     static std::shared_ptr<PersistentTensor> create(std::shared_ptr<GpuContext> context,
-                                                    std::vector<std::int64_t> shape,
-                                                    DType dtype);
+                                                    std::vector<std::int64_t> shape, DType dtype);
     ~PersistentTensor();
     PersistentTensor(const PersistentTensor&) = delete;
     PersistentTensor& operator=(const PersistentTensor&) = delete;

@@ -46,9 +46,9 @@ Buffer create_buffer(const Device& device, const BufferDesc& desc) {
     ExportSupport support;
     if (desc.exportable) {
         support = query_export_support(device, usage);
-        BATCHSIM_CHECK(support.exportable, Unsupported,
-                       str("device '", device.info.name,
-                           "' cannot export buffer memory as an opaque fd"));
+        BATCHSIM_CHECK(
+            support.exportable, Unsupported,
+            str("device '", device.info.name, "' cannot export buffer memory as an opaque fd"));
     }
 
     Buffer buffer;
@@ -66,8 +66,8 @@ Buffer create_buffer(const Device& device, const BufferDesc& desc) {
         buffer.memory = allocate_memory(device, request);
         VK_CHECK(vkBindBufferMemory(device.handle, buffer.handle, buffer.memory, 0));
         if (desc.location == MemoryLocation::HostVisible)
-            VK_CHECK(vkMapMemory(device.handle, buffer.memory, 0, VK_WHOLE_SIZE, 0,
-                                 &buffer.mapped));
+            VK_CHECK(
+                vkMapMemory(device.handle, buffer.memory, 0, VK_WHOLE_SIZE, 0, &buffer.mapped));
     } catch (...) {
         destroy_buffer(device, buffer);
         throw;

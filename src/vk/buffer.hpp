@@ -23,7 +23,7 @@ struct Buffer {
     VkDeviceAddress address = 0;       // for shaders (GL_EXT_buffer_reference)
     void* mapped = nullptr;            // persistent mapping of host-visible buffers
     bool exportable = false;
-    bool dedicated = false;            // memory is a dedicated allocation (import flag)
+    bool dedicated = false;  // memory is a dedicated allocation (import flag)
 };
 
 Buffer create_buffer(const Device& device, const BufferDesc& desc);

@@ -8,12 +8,14 @@
 namespace batchsim::vk {
 
 Device create_device(const PhysicalDeviceInfo& physical, const DeviceConfig& config) {
-    BATCHSIM_CHECK(physical.usable(), Unsupported,
-                   str("Vulkan device '", physical.name, "' lacks ",
-                       join(physical.missing_requirements)));
+    BATCHSIM_CHECK(
+        physical.usable(), Unsupported,
+        str("Vulkan device '", physical.name, "' lacks ", join(physical.missing_requirements)));
     BATCHSIM_CHECK(!config.external_interop || physical.supports_interop(), Unsupported,
-                   str("Vulkan device '", physical.name, "' cannot share memory with CUDA: it "
-                       "lacks the extensions ", join(physical.missing_interop_extensions)));
+                   str("Vulkan device '", physical.name,
+                       "' cannot share memory with CUDA: it "
+                       "lacks the extensions ",
+                       join(physical.missing_interop_extensions)));
 
     Device device;
     device.info = physical;

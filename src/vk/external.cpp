@@ -9,8 +9,9 @@ template <typename Function>
 Function device_function(const Device& device, const char* name) {
     auto function = reinterpret_cast<Function>(vkGetDeviceProcAddr(device.handle, name));
     BATCHSIM_CHECK(function != nullptr, Unsupported,
-                   std::string(name) + " is unavailable: the device was created without the "
-                                       "external memory/semaphore fd extensions");
+                   std::string(name) +
+                       " is unavailable: the device was created without the "
+                       "external memory/semaphore fd extensions");
     return function;
 }
 

@@ -52,9 +52,9 @@ VkDeviceMemory allocate_memory(const Device& device, const MemoryRequest& reques
 
     VkMemoryAllocateInfo info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &address_info};
     info.allocationSize = request.requirements.size;
-    info.memoryTypeIndex = find_memory_type(device.memory_properties,
-                                            request.requirements.memoryTypeBits, flags.required,
-                                            flags.preferred);
+    info.memoryTypeIndex =
+        find_memory_type(device.memory_properties, request.requirements.memoryTypeBits,
+                         flags.required, flags.preferred);
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VK_CHECK(vkAllocateMemory(device.handle, &info, nullptr, &memory));
     return memory;

@@ -17,8 +17,8 @@ enum class MemoryLocation {
 struct MemoryRequest {
     VkMemoryRequirements requirements{};
     MemoryLocation location = MemoryLocation::DeviceLocal;
-    bool exportable = false;                    // as an opaque POSIX fd
-    VkBuffer dedicated_buffer = VK_NULL_HANDLE; // set when the driver demands dedication
+    bool exportable = false;                     // as an opaque POSIX fd
+    VkBuffer dedicated_buffer = VK_NULL_HANDLE;  // set when the driver demands dedication
 };
 
 // Index of a memory type in `type_bits` with all `required` flags, preferring `preferred`.

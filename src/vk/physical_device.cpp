@@ -23,6 +23,7 @@ std::vector<std::string> device_extensions(VkPhysicalDevice device) {
     std::vector<VkExtensionProperties> properties(count);
     VK_CHECK(vkEnumerateDeviceExtensionProperties(device, nullptr, &count, properties.data()));
     std::vector<std::string> names;
+    names.reserve(properties.size());
     for (const auto& p : properties) names.emplace_back(p.extensionName);
     return names;
 }
@@ -53,8 +54,7 @@ PhysicalDeviceInfo describe_device(VkPhysicalDevice handle, std::uint32_t index)
     VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
     VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
                                             &id};
-    VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-                                           &driver};
+    VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &driver};
     vkGetPhysicalDeviceProperties2(handle, &properties);
 
     PhysicalDeviceInfo info;
@@ -85,11 +85,11 @@ PhysicalDeviceInfo describe_device(VkPhysicalDevice handle, std::uint32_t index)
 
 int type_rank(VkPhysicalDeviceType type) {
     switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
+        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+        case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+        default: return 4;
     }
 }
 
@@ -113,9 +113,9 @@ std::optional<std::string> parse_uuid_selector(std::string_view selector) {
         hex.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
     }
     if (hex.size() == 32) return hex;
-    BATCHSIM_CHECK(!explicit_prefix, InvalidArgument,
-                   str("device selector 'uuid:", selector,
-                       "' is not a UUID: expected 32 hexadecimal digits"));
+    BATCHSIM_CHECK(
+        !explicit_prefix, InvalidArgument,
+        str("device selector 'uuid:", selector, "' is not a UUID: expected 32 hexadecimal digits"));
     return std::nullopt;
 }
 
@@ -154,19 +154,23 @@ const PhysicalDeviceInfo& matching_device(std::span<const PhysicalDeviceInfo> de
     const auto needle = lowercase(selector);
     for (const auto& device : devices) {
         const bool match = is_index(selector) ? std::to_string(device.index) == selector
-                           : uuid ? uuid_hex(device.uuid) == *uuid
+                           : uuid             ? uuid_hex(device.uuid) == *uuid
                                   : lowercase(device.name).find(needle) != std::string::npos;
         if (match) return device;
     }
     BATCHSIM_CHECK(false, DeviceNotFound,
-                   str("no Vulkan device matches '", selector, "' (expected an index, a UUID "
-                       "or part of a device name); ", available_list(devices)));
+                   str("no Vulkan device matches '", selector,
+                       "' (expected an index, a UUID "
+                       "or part of a device name); ",
+                       available_list(devices)));
     return devices.front();  // unreachable
 }
 
 }  // namespace
 
-std::span<const char* const> interop_extensions() { return kInteropExtensions; }
+std::span<const char* const> interop_extensions() {
+    return kInteropExtensions;
+}
 
 std::vector<PhysicalDeviceInfo> enumerate_physical_devices(VkInstance instance) {
     std::uint32_t count = 0;
@@ -201,11 +205,11 @@ std::string uuid_string(const Uuid& uuid) {
 
 std::string device_type_name(VkPhysicalDeviceType type) {
     switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
-    default: return "other";
+        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+        case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+        default: return "other";
     }
 }
 

@@ -22,7 +22,7 @@ struct PhysicalDeviceInfo {
     std::string driver_name;  // e.g. "NVIDIA", "llvmpipe"
     std::string driver_info;  // e.g. "580.159.04", "Mesa 22.3.6 (LLVM 15.0.6)"
     std::uint32_t api_version = 0;
-    Uuid uuid{};              // VkPhysicalDeviceIDProperties::deviceUUID (CUDA reports the same)
+    Uuid uuid{};  // VkPhysicalDeviceIDProperties::deviceUUID (CUDA reports the same)
     std::int32_t compute_queue_family = -1;  // first family with compute, -1 if none
     // What batchsim needs that this device lacks ("Vulkan 1.2", "timelineSemaphore", ...).
     std::vector<std::string> missing_requirements;

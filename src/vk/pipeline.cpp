@@ -52,7 +52,8 @@ ComputePipeline create_compute_pipeline(const Device& device, std::span<const st
 }
 
 void destroy_compute_pipeline(const Device& device, ComputePipeline& pipeline) {
-    if (pipeline.handle != VK_NULL_HANDLE) vkDestroyPipeline(device.handle, pipeline.handle, nullptr);
+    if (pipeline.handle != VK_NULL_HANDLE)
+        vkDestroyPipeline(device.handle, pipeline.handle, nullptr);
     if (pipeline.layout != VK_NULL_HANDLE)
         vkDestroyPipelineLayout(device.handle, pipeline.layout, nullptr);
     pipeline = ComputePipeline{};

@@ -31,8 +31,7 @@ TEST_CASE("a kernel's output is read back through CUDA") {
         fill.run(*tensor, seed, kLegacyStream);
         cuda::ContextScope scope(context->cuda_device());
         // cuMemcpyDtoH runs on the legacy stream, after the semaphore wait run() enqueued.
-        CU_CHECK(cuda::driver()->cuMemcpyDtoH(host.data(), tensor->data_ptr(),
-                                              tensor->nbytes()));
+        CU_CHECK(cuda::driver()->cuMemcpyDtoH(host.data(), tensor->data_ptr(), tensor->nbytes()));
         for (std::uint32_t i = 0; i < count; i += 7)
             REQUIRE(host[i] == PatternFill::expected(i, seed));
     }

@@ -36,7 +36,7 @@ TEST_CASE("exported DLPack tensors alias the buffer and keep their owners alive"
     std::weak_ptr<PersistentTensor> weak = tensor;
     tensor.reset();
     context.reset();
-    REQUIRE_FALSE(weak.expired());  // the exports hold it
+    REQUIRE_FALSE(weak.expired());                               // the exports hold it
     static_cast<std::int32_t*>(first->dl_tensor.data)[11] = 42;  // memory still valid
     first->deleter(first);
     CHECK_FALSE(weak.expired());

@@ -7,9 +7,9 @@ import os
 
 os.environ.setdefault("BATCHSIM_VALIDATION", "1")
 
-import pytest  # noqa: E402
+import pytest
 
-import batchsim  # noqa: E402
+import batchsim
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ import random
 import numpy as np
 import pytest
 import torch
-from pattern import expected_pattern
 
 import batchsim
 from batchsim import _core
+from pattern import expected_pattern
 
 DTYPES = {
     "float32": torch.float32,
@@ -43,8 +43,9 @@ def test_compute_shader_fills_buffer_read_in_place_by_torch(context, count):
     values = torch.from_dlpack(tensor)
     assert values.device == torch.device(context.torch_device)
     assert values.dtype == torch.float32 and values.shape == (count,)
-    np.testing.assert_array_equal(host_values(values), expected_pattern(count, seed),
-                                  err_msg=f"seed {seed}")
+    np.testing.assert_array_equal(
+        host_values(values), expected_pattern(count, seed), err_msg=f"seed {seed}"
+    )
 
 
 def test_grid_stride_loop_covers_more_than_one_dispatch_worth(context):
@@ -126,7 +127,7 @@ def test_pattern_fill_rejects_wrong_dtype_and_foreign_tensors(context, cpu_conte
     fill = _core.PatternFill(context)
     with pytest.raises(batchsim.InvalidArgumentError, match="expected a float32 tensor, got int32"):
         fill.run(context.tensor((4,), dtype="int32"), 1)
-    with pytest.raises(batchsim.InvalidArgumentError, match="different batchsim.Context"):
+    with pytest.raises(batchsim.InvalidArgumentError, match=r"different batchsim\.Context"):
         fill.run(cpu_context.tensor((4,)), 1)
 
 

@@ -15,5 +15,6 @@ def test_suite_produced_no_validation_messages():
     assert batchsim.validation_message_total() == 0
     suppressed = _core.validation_suppressed_total()
     if suppressed:  # only with CUDA export: see ValidationState in src/vk/instance.hpp
-        warnings.warn(f"{suppressed} 'still in use' reports set aside (CUDA-signalled waits)",
-                      stacklevel=1)
+        warnings.warn(
+            f"{suppressed} 'still in use' reports set aside (CUDA-signalled waits)", stacklevel=1
+        )
