@@ -18,6 +18,19 @@ const Driver& require_driver() {
     return *d;
 }
 
+// Runs `release` with the device's context current after the device is idle (PyTorch may
+// still be using the object). Errors are ignored: destructors call this, possibly after
+// CUDA's own shutdown.
+template <typename Release>
+void release_quietly(const CudaDevice& device, Release release) noexcept {
+    const Driver* d = driver();
+    if (!d || !device.primary || d->cuCtxPushCurrent(device.primary) != CUDA_SUCCESS) return;
+    d->cuCtxSynchronize();
+    release(*d);
+    CUcontext popped = nullptr;
+    d->cuCtxPopCurrent(&popped);
+}
+
 }  // namespace
 
 int find_ordinal(const vk::Uuid& uuid) {
@@ -88,16 +101,11 @@ ImportedBuffer import_buffer(const CudaDevice& device, const vk::Device& vk_devi
 }
 
 void release_buffer(const CudaDevice& device, ImportedBuffer& buffer) noexcept {
-    const Driver* d = driver();
-    if (!d || !buffer.memory) return;
-    // Errors are ignored: this runs in destructors, possibly after CUDA's own shutdown.
-    if (d->cuCtxPushCurrent(device.primary) == CUDA_SUCCESS) {
-        d->cuCtxSynchronize();  // PyTorch may still be reading the buffer
-        d->cuMemFree(buffer.pointer);
-        d->cuDestroyExternalMemory(buffer.memory);
-        CUcontext popped = nullptr;
-        d->cuCtxPopCurrent(&popped);
-    }
+    if (!buffer.memory) return;
+    release_quietly(device, [&](const Driver& d) {
+        d.cuMemFree(buffer.pointer);
+        d.cuDestroyExternalMemory(buffer.memory);
+    });
     buffer = ImportedBuffer{};
 }
 
@@ -116,14 +124,9 @@ ImportedTimeline import_timeline(const CudaDevice& device, const vk::Device& vk_
 }
 
 void release_timeline(const CudaDevice& device, ImportedTimeline& timeline) noexcept {
-    const Driver* d = driver();
-    if (!d || !timeline.semaphore) return;
-    if (d->cuCtxPushCurrent(device.primary) == CUDA_SUCCESS) {
-        d->cuCtxSynchronize();
-        d->cuDestroyExternalSemaphore(timeline.semaphore);
-        CUcontext popped = nullptr;
-        d->cuCtxPopCurrent(&popped);
-    }
+    if (!timeline.semaphore) return;
+    release_quietly(device,
+                    [&](const Driver& d) { d.cuDestroyExternalSemaphore(timeline.semaphore); });
     timeline = ImportedTimeline{};
 }
 
