@@ -40,10 +40,4 @@ void wait_timeline(const Device& device, VkSemaphore semaphore, std::uint64_t va
     VK_CHECK(result);
 }
 
-std::uint64_t timeline_value(const Device& device, VkSemaphore semaphore) {
-    std::uint64_t value = 0;
-    VK_CHECK(vkGetSemaphoreCounterValue(device.handle, semaphore, &value));
-    return value;
-}
-
 }  // namespace batchsim::vk

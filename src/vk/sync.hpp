@@ -19,6 +19,5 @@ void destroy_semaphore(const Device& device, VkSemaphore& semaphore);
 
 // Blocks until the semaphore reaches `value`; throws Error(Vulkan) after kHostWaitTimeout.
 void wait_timeline(const Device& device, VkSemaphore semaphore, std::uint64_t value);
-std::uint64_t timeline_value(const Device& device, VkSemaphore semaphore);
 
 }  // namespace batchsim::vk
