@@ -73,6 +73,10 @@ torch tensor. The torch tensor keeps the buffer and its Context alive.)doc")
         .def_property_readonly("data_ptr", &PersistentTensor::data_ptr)
         .def_property_readonly("nbytes", &PersistentTensor::nbytes)
         .def_property_readonly("numel", &PersistentTensor::numel)
+        .def_property_readonly(
+            "_owner_count",
+            [](const std::shared_ptr<PersistentTensor>& t) { return t.use_count() - 1; },
+            "Owners of the buffer besides this call: Python handles and live DLPack exports.")
         .def("__dlpack__", &dlpack, py::kw_only(), py::arg("stream") = py::none(),
              py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
              py::arg("copy") = py::none())

@@ -86,11 +86,19 @@ def test_torch_tensor_outlives_every_batchsim_owner():
     np.testing.assert_array_equal(host_values(values), expected_pattern(1024, seed) + 1)
 
 
-def test_unconsumed_capsule_releases_cleanly(context):
+def test_capsules_own_the_buffer_until_released(context):
     tensor = context.tensor((16,))
+    baseline = tensor._owner_count
     capsule = tensor.__dlpack__()
-    del capsule, tensor
+    assert tensor._owner_count == baseline + 1  # an unconsumed capsule holds the buffer
+    del capsule
     gc.collect()
+    assert tensor._owner_count == baseline  # ... and lets go when dropped
+    view = torch.from_dlpack(tensor)
+    assert tensor._owner_count == baseline + 1  # torch's tensor holds it now
+    del view
+    gc.collect()
+    assert tensor._owner_count == baseline
 
 
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
