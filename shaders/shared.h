@@ -33,6 +33,45 @@ struct FillPatternParams {
     uint seed;
 };
 
+// ---- scene geometry: stored as-is in packed scene files and read by the renderers ----
+
+// One mesh vertex: position in metres (y up), unit normal, texture coordinates.
+struct Vertex {
+    float px, py, pz;
+    float nx, ny, nz;
+    float u, v;
+};
+
+// A run of triangles of one material inside a small spatial box: the unit of GPU culling.
+// first_index/index_count address the scene's uint32 index array (3 per triangle).
+struct MeshChunk {
+    float min_x, min_y, min_z;
+    uint first_index;
+    float max_x, max_y, max_z;
+    uint index_count;
+    uint material;
+    uint pad0, pad1, pad2;
+};
+
+// Marks a material without a base-colour texture.
+BATCHSIM_GPU_CONST(uint, kNoTexture, 0xffffffffu);
+
+// glTF-style metallic-roughness base colour: factor (linear RGBA) times the texture (sRGB).
+struct Material {
+    float base_r, base_g, base_b, base_a;
+    uint base_color_texture;  // index into the scene's textures, or kNoTexture
+    uint pad0, pad1, pad2;
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(Vertex) == 32);
+static_assert(offsetof(Vertex, nx) == 12 && offsetof(Vertex, u) == 24);
+static_assert(sizeof(MeshChunk) == 48);
+static_assert(offsetof(MeshChunk, first_index) == 12 && offsetof(MeshChunk, index_count) == 28);
+static_assert(offsetof(MeshChunk, material) == 32);
+static_assert(sizeof(Material) == 32 && offsetof(Material, base_color_texture) == 16);
+#endif
+
 #ifdef __cplusplus
 static_assert(sizeof(FillPatternParams) == 16);
 static_assert(offsetof(FillPatternParams, address) == 0);

@@ -31,11 +31,27 @@ class CudaError(Error):
     """A CUDA driver call failed."""
 
 
+class MissingFileError(Error, FileNotFoundError):
+    """An input file (model, scene, navmesh, dataset) does not exist."""
+
+
+class FileIoError(Error, OSError):
+    """Reading or writing a file failed (permissions, full disk, ...)."""
+
+
+class FormatError(Error, ValueError):
+    """A file or model is malformed: bad magic, version, size or checksum; empty or
+    degenerate geometry; values that are not finite."""
+
+
 __all__ = [
     "CudaError",
     "DeviceNotFoundError",
     "Error",
+    "FileIoError",
+    "FormatError",
     "InvalidArgumentError",
+    "MissingFileError",
     "UnsupportedError",
     "VulkanError",
 ]

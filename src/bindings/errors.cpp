@@ -16,6 +16,9 @@ const char* class_name(Error::Kind kind) {
         case Error::Kind::Unsupported: return "UnsupportedError";
         case Error::Kind::Vulkan: return "VulkanError";
         case Error::Kind::Cuda: return "CudaError";
+        case Error::Kind::FileNotFound: return "MissingFileError";
+        case Error::Kind::Io: return "FileIoError";
+        case Error::Kind::CorruptData: return "FormatError";
         case Error::Kind::Internal: break;
     }
     return "Error";
@@ -40,7 +43,8 @@ void bind_errors(py::module_& m) {
         [](const std::string& kind, const std::string& message) {
             for (auto k :
                  {Error::Kind::Internal, Error::Kind::InvalidArgument, Error::Kind::DeviceNotFound,
-                  Error::Kind::Unsupported, Error::Kind::Vulkan, Error::Kind::Cuda})
+                  Error::Kind::Unsupported, Error::Kind::Vulkan, Error::Kind::Cuda,
+                  Error::Kind::FileNotFound, Error::Kind::Io, Error::Kind::CorruptData})
                 if (kind == class_name(k)) throw Error(k, message);
             throw Error(Error::Kind::InvalidArgument, "unknown error kind " + kind);
         },

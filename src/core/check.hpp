@@ -25,6 +25,9 @@ public:
         Unsupported,      // a needed feature or extension is missing: batchsim.UnsupportedError
         Vulkan,           // a Vulkan call failed: batchsim.VulkanError
         Cuda,             // a CUDA driver call failed: batchsim.CudaError
+        FileNotFound,     // an input file does not exist: batchsim.MissingFileError
+        Io,               // reading or writing a file failed: batchsim.FileIoError
+        CorruptData,      // a file or model is malformed, truncated or empty: batchsim.FormatError
     };
 
     Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}

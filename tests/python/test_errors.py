@@ -12,6 +12,9 @@ from batchsim import _core
         ("UnsupportedError", RuntimeError),
         ("VulkanError", RuntimeError),
         ("CudaError", RuntimeError),
+        ("MissingFileError", FileNotFoundError),
+        ("FileIoError", OSError),
+        ("FormatError", ValueError),
         ("Error", RuntimeError),
     ],
 )
