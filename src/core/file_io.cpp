@@ -70,7 +70,7 @@ void write_file_atomically(const std::filesystem::path& path,
                            std::span<const std::span<const std::uint8_t>> parts) {
     const std::filesystem::path temporary = temporary_sibling(path);
     FdGuard file{::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
-    if (file.fd < 0) throw_io("create", temporary);
+    if (file.fd < 0) throw_io("create a temporary file to write", path);
     try {
         for (const auto part : parts) write_all(file.fd, part, temporary);
         if (::fsync(file.fd) != 0) throw_io("flush", temporary);

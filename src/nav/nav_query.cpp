@@ -1,1 +1,277 @@
-// placeholder: being written
+#include "nav/nav_query.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <DetourCommon.h>
+#include <DetourNavMeshQuery.h>
+
+#include "core/check.hpp"
+#include "core/strings.hpp"
+#include "nav/islands.hpp"
+#include "nav/surface_move.hpp"
+
+namespace batchsim::nav {
+namespace {
+
+// Half extents of the box searched when snapping a point to the navmesh (habitat-sim's
+// polyPickExt): generous vertically, so points at camera height still snap to the floor.
+constexpr float kSnapExtents[3] = {2.0f, 4.0f, 2.0f};
+// habitat-sim's limits: polygons on one path (longer paths count as unreachable), A* nodes,
+// and polygons one try_step may cross.
+constexpr int kMaxPathPolys = 256;
+constexpr int kNodePoolSize = 2048;
+constexpr int kMaxStepPolys = 256;
+// is_navigable: the snapped point must be within this horizontal distance (habitat-sim).
+constexpr float kNavigableXzEps = 0.01f;
+// try_step: a result that snaps onto another island (through an infinitely thin wall) is
+// pulled this far towards its polygon's centre, as habitat-sim does.
+constexpr float kThinWallNudge = 1e-4f;
+// find_path: endpoints this close in every coordinate are the same point (length 0).
+constexpr float kSamePointEps = 1e-5f;
+
+Vec3 to_vec(const float* v) {
+    return {v[0], v[1], v[2]};
+}
+
+bool finite(const Vec3& v) {
+    return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
+}
+
+dtQueryFilter habitat_filter() {
+    dtQueryFilter filter;
+    filter.setIncludeFlags(kPolyFlagWalk);
+    filter.setExcludeFlags(kPolyFlagDisabled);
+    return filter;
+}
+
+bool same_point(const Vec3& a, const Vec3& b) {
+    for (int i = 0; i < 3; ++i)
+        if (std::fabs(a[i] - b[i]) > kSamePointEps) return false;
+    return true;
+}
+
+}  // namespace
+
+struct NavQuery::Impl {
+    std::shared_ptr<const NavMesh> mesh;
+    std::unique_ptr<dtNavMeshQuery, void (*)(dtNavMeshQuery*)> query{dtAllocNavMeshQuery(),
+                                                                     dtFreeNavMeshQuery};
+    dtQueryFilter filter = habitat_filter();
+
+    struct Snapped {
+        dtPolyRef ref = 0;
+        Vec3 point{};
+    };
+    Snapped nearest(const Vec3& point, const float* extents) const;
+    Snapped nearest_in_island(const Vec3& point, int island) const;
+    float height_on(dtPolyRef ref, const Vec3& point) const;
+    std::optional<SurfaceMove> move(const Snapped& from, const Vec3& end, bool allow_sliding);
+    Vec3 nudge_towards_centre(dtPolyRef ref, const Vec3& point) const;
+};
+
+NavQuery::NavQuery(std::shared_ptr<const NavMesh> mesh) : impl_(std::make_unique<Impl>()) {
+    BATCHSIM_CHECK(mesh != nullptr, InvalidArgument, "NavQuery needs a navmesh");
+    impl_->mesh = std::move(mesh);
+    BATCHSIM_CHECK(
+        impl_->query && dtStatusSucceed(impl_->query->init(&impl_->mesh->detour(), kNodePoolSize)),
+        Internal, "out of memory creating a navmesh query");
+}
+NavQuery::NavQuery(NavQuery&&) noexcept = default;
+NavQuery::~NavQuery() = default;
+
+const NavMesh& NavQuery::mesh() const {
+    return *impl_->mesh;
+}
+
+NavQuery::Impl::Snapped NavQuery::Impl::nearest(const Vec3& point, const float* extents) const {
+    Snapped out;
+    if (!finite(point)) return out;
+    float snapped[3];
+    const dtStatus status =
+        query->findNearestPoly(point.data(), extents, &filter, &out.ref, snapped);
+    if (dtStatusFailed(status) || out.ref == 0) return Snapped{};
+    out.point = to_vec(snapped);
+    return out;
+}
+
+// Like nearest() but only among the polygons of one island.
+NavQuery::Impl::Snapped NavQuery::Impl::nearest_in_island(const Vec3& point, int island) const {
+    Snapped best;
+    constexpr int kMaxCandidates = 512;
+    dtPolyRef candidates[kMaxCandidates];
+    int count = 0;
+    if (!finite(point)) return best;
+    query->queryPolygons(point.data(), kSnapExtents, &filter, candidates, &count, kMaxCandidates);
+    float best_distance = std::numeric_limits<float>::infinity();
+    for (int i = 0; i < count; ++i) {
+        if (mesh->islands().island_of(candidates[i]) != island) continue;
+        float closest[3];
+        if (dtStatusFailed(
+                query->closestPointOnPoly(candidates[i], point.data(), closest, nullptr)))
+            continue;
+        const float distance = dtVdistSqr(closest, point.data());
+        if (distance < best_distance)
+            best_distance = distance, best = {candidates[i], to_vec(closest)};
+    }
+    return best;
+}
+
+float NavQuery::Impl::height_on(dtPolyRef ref, const Vec3& point) const {
+    float height = point[1];
+    query->getPolyHeight(ref, point.data(), &height);  // keeps point's y if outside the polygon
+    return height;
+}
+
+std::optional<SurfaceMove> NavQuery::Impl::move(const Snapped& from, const Vec3& end,
+                                                bool allow_sliding) {
+    if (!allow_sliding)
+        return move_without_sliding(mesh->detour(), filter, from.ref, from.point, end);
+    dtPolyRef visited[kMaxStepPolys];
+    int visited_count = 0;
+    SurfaceMove out;
+    query->moveAlongSurface(from.ref, from.point.data(), end.data(), &filter, out.position.data(),
+                            visited, &visited_count, kMaxStepPolys);
+    if (visited_count == 0) return std::nullopt;
+    out.polygon = visited[visited_count - 1];
+    return out;
+}
+
+Vec3 NavQuery::Impl::nudge_towards_centre(dtPolyRef ref, const Vec3& point) const {
+    const dtMeshTile* tile = nullptr;
+    const dtPoly* poly = nullptr;
+    mesh->detour().getTileAndPolyByRefUnsafe(ref, &tile, &poly);
+    float centre[3] = {0, 0, 0};
+    for (int k = 0; k < poly->vertCount; ++k)
+        dtVadd(centre, centre, &tile->verts[poly->verts[k] * 3]);
+    dtVscale(centre, centre, 1.0f / static_cast<float>(poly->vertCount));
+    float towards[3];
+    dtVsub(towards, centre, point.data());
+    dtVnormalize(towards);
+    Vec3 out;
+    dtVmad(out.data(), point.data(), towards, kThinWallNudge);
+    return out;
+}
+
+std::optional<Vec3> NavQuery::snap_point(const Vec3& point, int island) {
+    const Impl::Snapped snapped =
+        island < 0 ? impl_->nearest(point, kSnapExtents) : impl_->nearest_in_island(point, island);
+    if (snapped.ref == 0) return std::nullopt;
+    return snapped.point;
+}
+
+bool NavQuery::is_navigable(const Vec3& point, float max_y_delta) {
+    const Impl::Snapped snapped = impl_->nearest(point, kSnapExtents);
+    if (snapped.ref == 0) return false;
+    const float dx = snapped.point[0] - point[0], dz = snapped.point[2] - point[2];
+    return std::fabs(snapped.point[1] - point[1]) <= max_y_delta &&
+           dx * dx + dz * dz <= kNavigableXzEps * kNavigableXzEps;
+}
+
+int NavQuery::island_of(const Vec3& point) {
+    return impl_->mesh->islands().island_of(impl_->nearest(point, kSnapExtents).ref);
+}
+
+Vec3 NavQuery::random_point(Rng& rng, int island) {
+    if (island >= 0) (void)impl_->mesh->island(island);  // range check
+    const dtPolyRef ref = impl_->mesh->islands().pick_polygon(island, rng.uniform());
+    const dtMeshTile* tile = nullptr;
+    const dtPoly* poly = nullptr;
+    impl_->mesh->detour().getTileAndPolyByRefUnsafe(ref, &tile, &poly);
+    float corners[3 * DT_VERTS_PER_POLYGON];
+    float areas[DT_VERTS_PER_POLYGON];
+    for (int k = 0; k < poly->vertCount; ++k)
+        dtVcopy(&corners[k * 3], &tile->verts[poly->verts[k] * 3]);
+    const float s = rng.uniform(), t = rng.uniform();
+    float point[3];
+    dtRandomPointInConvexPoly(corners, poly->vertCount, areas, s, t, point);
+    Vec3 out = to_vec(point);
+    out[1] = impl_->height_on(ref, out);
+    return out;
+}
+
+std::vector<Vec3> NavQuery::find_path(const Vec3& start, const Vec3& end) {
+    const Impl::Snapped from = impl_->nearest(start, kSnapExtents);
+    const Impl::Snapped to = impl_->nearest(end, kSnapExtents);
+    const Islands& islands = impl_->mesh->islands();
+    if (from.ref == 0 || to.ref == 0) return {};
+    if (same_point(from.point, to.point)) return {from.point, to.point};
+    if (islands.island_of(from.ref) != islands.island_of(to.ref)) return {};
+    dtPolyRef polys[kMaxPathPolys];
+    int poly_count = 0;
+    // Like habitat-sim, anything but a complete search (partial path, node pool or buffer
+    // exhausted) counts as unreachable.
+    if (impl_->query->findPath(from.ref, to.ref, from.point.data(), to.point.data(), &impl_->filter,
+                               polys, &poly_count, kMaxPathPolys) != DT_SUCCESS)
+        return {};
+    float corners[3 * kMaxPathPolys];
+    int corner_count = 0;
+    if (impl_->query->findStraightPath(start.data(), end.data(), polys, poly_count, corners,
+                                       nullptr, nullptr, &corner_count,
+                                       kMaxPathPolys) != DT_SUCCESS)
+        return {};
+    std::vector<Vec3> path;
+    for (int i = 0; i < corner_count; ++i) path.push_back(to_vec(&corners[3 * i]));
+    return path;
+}
+
+float NavQuery::geodesic_distance(const Vec3& start, const Vec3& end) {
+    const std::vector<Vec3> path = find_path(start, end);
+    if (path.empty()) return std::numeric_limits<float>::infinity();
+    double length = 0;
+    for (std::size_t i = 1; i < path.size(); ++i)
+        length += dtVdist(path[i - 1].data(), path[i].data());
+    return static_cast<float>(length);
+}
+
+Vec3 NavQuery::try_step(const Vec3& start, const Vec3& end, bool allow_sliding) {
+    const Impl::Snapped from = impl_->nearest(start, kSnapExtents);
+    const Impl::Snapped to = impl_->nearest(end, kSnapExtents);
+    const Islands& islands = impl_->mesh->islands();
+    if (from.ref == 0 || to.ref == 0 || islands.island_of(from.ref) != islands.island_of(to.ref))
+        return start;
+    const std::optional<SurfaceMove> move = impl_->move(from, end, allow_sliding);
+    if (!move) return start;
+    Vec3 out = move->position;
+    out[1] = impl_->height_on(move->polygon, out);
+    // A result that snaps to another island went through an infinitely thin wall.
+    const dtPolyRef landed = impl_->nearest(out, kSnapExtents).ref;
+    if (islands.island_of(landed) != islands.island_of(move->polygon))
+        out = impl_->nudge_towards_centre(move->polygon, out);
+    return out;
+}
+
+float NavQuery::distance_to_closest_obstacle(const Vec3& point, float max_search_radius) {
+    const Impl::Snapped snapped = impl_->nearest(point, kSnapExtents);
+    if (snapped.ref == 0) return 0.0f;
+    float distance = 0, hit[3], normal[3];
+    const dtStatus status =
+        impl_->query->findDistanceToWall(snapped.ref, snapped.point.data(), max_search_radius,
+                                         &impl_->filter, &distance, hit, normal);
+    return dtStatusFailed(status) ? 0.0f : distance;
+}
+
+TopDownView NavQuery::topdown_view(float meters_per_pixel, float height, float max_y_delta) {
+    BATCHSIM_CHECK(std::isfinite(meters_per_pixel) && meters_per_pixel > 0, InvalidArgument,
+                   str("meters_per_pixel must be positive, got ", meters_per_pixel));
+    const auto [lo, hi] = impl_->mesh->bounds();
+    // Float division, as habitat-sim: 10 m / 0.1f is exactly 100 cells in float.
+    const double rows = std::floor((hi[2] - lo[2]) / meters_per_pixel);
+    const double cols = std::floor((hi[0] - lo[0]) / meters_per_pixel);
+    BATCHSIM_CHECK(rows * cols <= double(1 << 28), InvalidArgument,
+                   str("meters_per_pixel ", meters_per_pixel, " gives a ", rows, " x ", cols,
+                       " view; use a coarser resolution"));
+    TopDownView view{static_cast<int>(rows), static_cast<int>(cols), {}};
+    view.navigable.reserve(std::size_t(view.rows) * std::size_t(view.cols));
+    // habitat-sim's grid: cell (r, c) samples (min x + c mpp, height, min z + r mpp),
+    // accumulated in float as it does.
+    float z = lo[2];
+    for (int r = 0; r < view.rows; ++r, z += meters_per_pixel) {
+        float x = lo[0];
+        for (int c = 0; c < view.cols; ++c, x += meters_per_pixel)
+            view.navigable.push_back(is_navigable({x, height, z}, max_y_delta) ? 1 : 0);
+    }
+    return view;
+}
+
+}  // namespace batchsim::nav

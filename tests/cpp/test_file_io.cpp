@@ -1,1 +1,59 @@
-// placeholder: being written
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "core/check.hpp"
+#include "core/file_io.hpp"
+
+using namespace batchsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch_dir() {
+    const fs::path dir =
+        fs::temp_directory_path() / ("batchsim_file_io_" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir);
+    return dir;
+}
+
+Error::Kind kind_of(const auto& f) {
+    try {
+        f();
+    } catch (const Error& error) {
+        return error.kind();
+    }
+    FAIL("no error thrown");
+    return Error::Kind::Internal;
+}
+
+}  // namespace
+
+TEST_CASE("write_file_atomically writes all parts and leaves no temporary", "[file_io]") {
+    const fs::path dir = scratch_dir();
+    const std::vector<std::uint8_t> a{1, 2, 3}, b{4, 5};
+    const std::span<const std::uint8_t> parts[] = {a, b};
+    write_file_atomically(dir / "out.bin", parts);
+    CHECK(read_file(dir / "out.bin") == std::vector<std::uint8_t>{1, 2, 3, 4, 5});
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+    // Overwriting replaces the whole file.
+    const std::span<const std::uint8_t> shorter[] = {b};
+    write_file_atomically(dir / "out.bin", shorter);
+    CHECK(read_file(dir / "out.bin") == b);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("file errors name the path and have the right kind", "[file_io]") {
+    const fs::path dir = scratch_dir();
+    CHECK(kind_of([&] { read_file(dir / "missing"); }) == Error::Kind::FileNotFound);
+    CHECK(kind_of([&] { read_file(dir); }) == Error::Kind::FileNotFound);  // a directory
+    const std::vector<std::uint8_t> bytes{1};
+    const std::span<const std::uint8_t> parts[] = {bytes};
+    CHECK(kind_of([&] { write_file_atomically(dir / "no/such/dir/out", parts); }) ==
+          Error::Kind::Io);
+    CHECK_THROWS_WITH(write_file_atomically(dir / "no/out", parts), Catch::Contains("no/out"));
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 0);
+    fs::remove_all(dir);
+}
