@@ -28,6 +28,14 @@ except ImportError as exc:  # pragma: no cover - exercised only on broken instal
         "run `bash scripts/setup.sh` from a checkout to install everything."
     ) from exc
 
+from batchsim.scenes import (
+    NavMesh,
+    NavMeshSettings,
+    Scene,
+    import_scene,
+    navmesh_settings,
+)
+
 Context = _core.Context
 Tensor = _core.Tensor
 list_devices = _core.list_devices
@@ -46,12 +54,17 @@ __all__ = [
     "FormatError",
     "InvalidArgumentError",
     "MissingFileError",
+    "NavMesh",
+    "NavMeshSettings",
+    "Scene",
     "Tensor",
     "UnsupportedError",
     "VulkanError",
     "__version__",
     "cuda_status",
+    "import_scene",
     "list_devices",
+    "navmesh_settings",
     "validation_layer_available",
     "validation_message_total",
 ]

@@ -12,6 +12,80 @@ def _doctor(args: argparse.Namespace) -> int:
     return run_doctor(self_test=not args.no_self_test)
 
 
+def _import(args: argparse.Namespace) -> int:
+    import time
+
+    from batchsim.scenes import NAVMESH_SETTING_NAMES, import_scene, navmesh_settings, summarize
+
+    overrides = {
+        name: getattr(args, name)
+        for name in NAVMESH_SETTING_NAMES
+        if getattr(args, name) is not None
+    }
+    print(f"batchsim import: {args.source} -> {args.out}", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    scene = import_scene(
+        args.source,
+        args.out,
+        up=args.up,
+        axes=args.axes,
+        scale=args.scale,
+        navmesh=args.navmesh,
+        bake_navmesh=not args.no_navmesh,
+        settings=navmesh_settings(**overrides),
+        chunk_triangles=args.chunk_triangles,
+    )
+    s = summarize(scene, args.out)
+    print(
+        f"wrote {s.path}: {s.triangles} triangles, {s.vertices} vertices, {s.textures} textures, "
+        f"navmesh {s.islands} islands / {s.navigable_area:.1f} m², {s.file_bytes / 1e6:.2f} MB "
+        f"in {time.perf_counter() - started:.2f} s"
+    )
+    return 0
+
+
+def _add_import(commands: argparse._SubParsersAction) -> None:
+    from batchsim.scenes import NAVMESH_SETTING_NAMES
+
+    cmd = commands.add_parser(
+        "import",
+        help="import a model (glTF/GLB, OBJ, PLY, FBX, ... via Assimp) into a packed scene",
+        description="Import a model into a packed scene file with its navmesh (baked with "
+        "Habitat's NavMeshSettings unless --navmesh gives a Habitat .navmesh).",
+    )
+    cmd.add_argument("source", help="model file")
+    cmd.add_argument("out", help="packed scene file to write (atomically)")
+    cmd.add_argument("--up", choices=("y", "z"), default="y", help="the model's up axis")
+    cmd.add_argument("--axes", help="explicit axis mapping, e.g. x,z,-y (new x,y,z from old)")
+    cmd.add_argument("--scale", type=float, default=1.0, help="multiply positions (to metres)")
+    cmd.add_argument("--chunk-triangles", type=int, default=4096, help="triangles per chunk")
+    navmesh = cmd.add_mutually_exclusive_group()
+    navmesh.add_argument("--navmesh", help="embed this Habitat .navmesh instead of baking")
+    navmesh.add_argument("--no-navmesh", action="store_true", help="write no navmesh")
+    defaults = _core_settings()
+    for name in NAVMESH_SETTING_NAMES:
+        default = getattr(defaults, name)
+        kind = _parse_bool if isinstance(default, bool) else type(default)
+        cmd.add_argument(
+            "--" + name.replace("_", "-"), type=kind, help=f"navmesh setting (default {default})"
+        )
+    cmd.set_defaults(handler=_import)
+
+
+def _core_settings():
+    from batchsim.scenes import NavMeshSettings
+
+    return NavMeshSettings()
+
+
+def _parse_bool(text: str) -> bool:
+    if text.lower() in ("1", "true", "yes", "on"):
+        return True
+    if text.lower() in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="batchsim", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -22,12 +96,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-self-test", action="store_true", help="only list devices, run no GPU work"
     )
     doctor.set_defaults(handler=_doctor)
+    _add_import(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.handler(args)
+    from batchsim.errors import Error
+
+    try:
+        return args.handler(args)
+    except (Error, OSError) as error:  # a clear message, not a traceback, for bad input
+        print(f"batchsim {args.command}: error: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

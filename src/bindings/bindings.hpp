@@ -9,5 +9,7 @@ void bind_errors(pybind11::module_& m);
 void bind_context(pybind11::module_& m);
 void bind_tensor(pybind11::module_& m);
 void bind_diag(pybind11::module_& m);
+void bind_nav(pybind11::module_& m);
+void bind_scene(pybind11::module_& m);
 
 }  // namespace batchsim::bindings

@@ -1,9 +1,13 @@
 #include "bindings/bindings.hpp"
 
 PYBIND11_MODULE(_core, m) {
-    m.doc() = "batchsim's C++ core: Vulkan device layer, persistent DLPack tensors, kernels";
+    m.doc() =
+        "batchsim's C++ core: Vulkan device layer, persistent DLPack tensors, kernels, scenes, "
+        "navigation";
     batchsim::bindings::bind_errors(m);
     batchsim::bindings::bind_context(m);
     batchsim::bindings::bind_tensor(m);
     batchsim::bindings::bind_diag(m);
+    batchsim::bindings::bind_nav(m);
+    batchsim::bindings::bind_scene(m);
 }

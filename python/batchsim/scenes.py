@@ -1,0 +1,135 @@
+"""Scenes and navmeshes: importing models into packed scene files, Habitat .navmesh files.
+
+>>> scene = batchsim.import_scene("apartment.glb", "apartment.bsscene")
+>>> navmesh = scene.navmesh()
+>>> navmesh.geodesic_distance([1, 0, 1], [4, 0, 3])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any
+
+from batchsim import _core
+from batchsim.errors import InvalidArgumentError
+
+NavMesh = _core.NavMesh
+NavMeshSettings = _core.NavMeshSettings
+Scene = _core.Scene
+
+# Every NavMeshSettings field, in habitat-sim's order (for CLI flags and reprs).
+NAVMESH_SETTING_NAMES = (
+    "cell_size",
+    "cell_height",
+    "agent_height",
+    "agent_radius",
+    "agent_max_climb",
+    "agent_max_slope",
+    "region_min_size",
+    "region_merge_size",
+    "edge_max_len",
+    "edge_max_error",
+    "verts_per_poly",
+    "detail_sample_dist",
+    "detail_sample_max_error",
+    "filter_low_hanging_obstacles",
+    "filter_ledge_spans",
+    "filter_walkable_low_height_spans",
+)
+
+
+def navmesh_settings(**overrides: Any) -> NavMeshSettings:
+    """Habitat's default NavMeshSettings with `overrides` applied, validated."""
+    settings = NavMeshSettings()
+    for name, value in overrides.items():
+        if name not in NAVMESH_SETTING_NAMES:
+            expected = ", ".join(NAVMESH_SETTING_NAMES)
+            raise InvalidArgumentError(
+                f"unknown navmesh setting {name!r}; expected one of {expected}"
+            )
+        setattr(settings, name, value)
+    settings.validate()
+    return settings
+
+
+def _settings_repr(settings: NavMeshSettings) -> str:
+    fields = ", ".join(f"{n}={getattr(settings, n)!r}" for n in NAVMESH_SETTING_NAMES)
+    return f"NavMeshSettings({fields})"
+
+
+NavMeshSettings.__repr__ = _settings_repr
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportSummary:
+    """What `batchsim import` reports about the scene it wrote."""
+
+    path: str
+    triangles: int
+    vertices: int
+    textures: int
+    file_bytes: int
+    islands: int
+    navigable_area: float
+
+
+def import_scene(
+    model: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    up: str = "y",
+    axes: str | None = None,
+    scale: float = 1.0,
+    navmesh: str | os.PathLike | None = None,
+    bake_navmesh: bool = True,
+    settings: NavMeshSettings | None = None,
+    chunk_triangles: int = 4096,
+) -> Scene:
+    """Imports `model` (any format Assimp reads) into the packed scene file `out`.
+
+    up/axes: the model's up axis ("y", Habitat's convention, or "z"), or an explicit axis
+    mapping such as "x,z,-y" (new x, y, z as signed source axes). navmesh: a Habitat
+    .navmesh to embed as it is; otherwise one is baked with `settings` (Habitat defaults)
+    unless bake_navmesh is False. The file is written atomically.
+    """
+    if up not in ("y", "z"):
+        raise InvalidArgumentError(f"up must be 'y' or 'z', got {up!r}")
+    if axes is not None and up != "y":
+        raise InvalidArgumentError("give either up or axes, not both")
+    if chunk_triangles < 1:
+        raise InvalidArgumentError(f"chunk_triangles must be >= 1, got {chunk_triangles}")
+    return _core.import_scene(
+        os.fspath(model),
+        os.fspath(out),
+        axes=axes if axes is not None else _core.axes_for_up(up),
+        scale=float(scale),
+        navmesh=None if navmesh is None else os.fspath(navmesh),
+        bake_navmesh=bake_navmesh,
+        settings=settings if settings is not None else NavMeshSettings(),
+        chunk_triangles=chunk_triangles,
+    )
+
+
+def summarize(scene: Scene, path: str | os.PathLike) -> ImportSummary:
+    navmesh = scene.navmesh() if scene.has_navmesh else None
+    return ImportSummary(
+        path=os.fspath(path),
+        triangles=scene.triangle_count,
+        vertices=scene.vertex_count,
+        textures=scene.texture_count,
+        file_bytes=scene.file_bytes,
+        islands=navmesh.num_islands if navmesh else 0,
+        navigable_area=navmesh.navigable_area if navmesh else 0.0,
+    )
+
+
+__all__ = [
+    "ImportSummary",
+    "NavMesh",
+    "NavMeshSettings",
+    "Scene",
+    "import_scene",
+    "navmesh_settings",
+    "summarize",
+]

@@ -1,0 +1,32 @@
+#include "assets/scene_build.hpp"
+
+#include "core/check.hpp"
+#include "core/strings.hpp"
+#include "nav/navmesh.hpp"
+
+namespace batchsim::assets {
+
+std::vector<std::uint8_t> bake_scene_navmesh(const SceneData& scene,
+                                             const NavMeshSettings& settings) {
+    std::vector<float> positions;
+    positions.reserve(scene.vertices.size() * 3);
+    for (const Vertex& v : scene.vertices) positions.insert(positions.end(), {v.px, v.py, v.pz});
+    try {
+        return nav::NavMesh::bake(positions, scene.indices, settings)->habitat_bytes();
+    } catch (const Error& error) {
+        throw Error(error.kind(),
+                    str("'", scene.source, "': ", error.what(),
+                        " (import it without a navmesh: --no-navmesh, bake_navmesh=False)"));
+    }
+}
+
+SceneData build_scene(const std::filesystem::path& model, const SceneBuildOptions& options) {
+    SceneData scene = import_model(model, options.import);
+    if (options.navmesh_file)
+        scene.navmesh = nav::NavMesh::load(*options.navmesh_file)->habitat_bytes();
+    else if (options.bake_navmesh)
+        scene.navmesh = bake_scene_navmesh(scene, options.bake);
+    return scene;
+}
+
+}  // namespace batchsim::assets

@@ -1,0 +1,28 @@
+// `batchsim import`: model file -> SceneData with a navmesh -> packed scene file.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include "assets/importer.hpp"
+#include "assets/navmesh_bake.hpp"
+#include "assets/scene_data.hpp"
+
+namespace batchsim::assets {
+
+struct SceneBuildOptions {
+    ImportOptions import;
+    // A Habitat .navmesh to embed as it is; without one the navmesh is baked with `bake`.
+    std::optional<std::filesystem::path> navmesh_file;
+    bool bake_navmesh = true;  // false: a scene without navmesh (rendering only)
+    NavMeshSettings bake;
+};
+
+// Imports `model`, then loads (and validates) or bakes its navmesh.
+SceneData build_scene(const std::filesystem::path& model, const SceneBuildOptions& options);
+
+// Bakes a navmesh of a scene's triangles: a Habitat .navmesh image.
+std::vector<std::uint8_t> bake_scene_navmesh(const SceneData& scene,
+                                             const NavMeshSettings& settings);
+
+}  // namespace batchsim::assets

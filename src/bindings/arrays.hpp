@@ -1,0 +1,45 @@
+// numpy <-> C++ conversions with argument checks that name what was expected and given.
+#pragma once
+
+#include <array>
+#include <span>
+#include <string>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "core/check.hpp"
+#include "core/strings.hpp"
+
+namespace batchsim::bindings {
+
+using FloatArray = pybind11::array_t<float, pybind11::array::c_style | pybind11::array::forcecast>;
+
+inline std::string shape_of(const pybind11::array& array) {
+    return "[" + join_shape(std::span(array.shape(), static_cast<std::size_t>(array.ndim()))) + "]";
+}
+
+// A point given as any 3-element float sequence or array.
+inline std::array<float, 3> to_point(const FloatArray& array, const char* name) {
+    BATCHSIM_CHECK(
+        array.ndim() == 1 && array.shape(0) == 3, InvalidArgument,
+        str(name, ": expected 3 coordinates (x, y, z), got an array of shape ", shape_of(array)));
+    const float* data = array.data();
+    return {data[0], data[1], data[2]};
+}
+
+// An [N, 3] float32 array of points.
+inline std::span<const std::array<float, 3>> to_points(const FloatArray& array, const char* name) {
+    BATCHSIM_CHECK(array.ndim() == 2 && array.shape(1) == 3, InvalidArgument,
+                   str(name, ": expected an array of shape [N, 3], got ", shape_of(array)));
+    return {reinterpret_cast<const std::array<float, 3>*>(array.data()),
+            static_cast<std::size_t>(array.shape(0))};
+}
+
+inline pybind11::array_t<float> to_numpy(const std::array<float, 3>& point) {
+    pybind11::array_t<float> out(3);
+    std::copy(point.begin(), point.end(), out.mutable_data());
+    return out;
+}
+
+}  // namespace batchsim::bindings

@@ -1,0 +1,149 @@
+// batchsim._core.Scene (a loaded packed scene file) and import_scene (`batchsim import`).
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include "assets/packed_scene.hpp"
+#include "assets/scene_build.hpp"
+#include "bindings/arrays.hpp"
+#include "bindings/bindings.hpp"
+#include "bindings/py_navmesh.hpp"
+
+namespace py = pybind11;
+
+namespace batchsim::bindings {
+namespace {
+
+using Scene = std::shared_ptr<assets::PackedScene>;
+
+template <typename T>
+py::array_t<T> copy_rows(const T* data, std::size_t rows, std::size_t cols) {
+    py::array_t<T> out({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
+    std::copy(data, data + rows * cols, out.mutable_data());
+    return out;
+}
+
+// Columns [first, first + cols) of each vertex (8 floats: position, normal, uv).
+py::array_t<float> vertex_columns(const Scene& s, std::size_t first, std::size_t cols) {
+    const auto vertices = s->vertices();
+    py::array_t<float> out(
+        {static_cast<py::ssize_t>(vertices.size()), static_cast<py::ssize_t>(cols)});
+    float* dst = out.mutable_data();
+    for (const auto& v : vertices) {
+        const float* src = &v.px + first;
+        dst = std::copy(src, src + cols, dst);
+    }
+    return out;
+}
+
+py::dict texture_dict(const Scene& s, std::size_t index, std::uint32_t level) {
+    BATCHSIM_CHECK(
+        index < s->texture_count(), InvalidArgument,
+        str("texture index ", index, " out of range: the scene has ", s->texture_count()));
+    const assets::TextureView t = s->texture(index);
+    BATCHSIM_CHECK(level < t.mip_count, InvalidArgument,
+                   str("mip level ", level, " out of range: the texture has ", t.mip_count));
+    std::size_t offset = assets::mip_chain_bytes(t.width, t.height, level);
+    const std::uint32_t w = std::max(t.width >> level, 1u), h = std::max(t.height >> level, 1u);
+    py::array_t<std::uint8_t> pixels({py::ssize_t(h), py::ssize_t(w), py::ssize_t{4}});
+    std::copy_n(t.pixels.data() + offset, std::size_t{w} * h * 4, pixels.mutable_data());
+    py::dict out;
+    out["name"] = std::string(t.name), out["width"] = t.width, out["height"] = t.height;
+    out["mip_count"] = t.mip_count, out["pixels"] = pixels;
+    return out;
+}
+
+py::list materials(const Scene& s) {
+    py::list out;
+    for (const assets::Material& m : s->materials()) {
+        py::dict d;
+        d["base_color"] = py::make_tuple(m.base_r, m.base_g, m.base_b, m.base_a);
+        d["texture"] = m.base_color_texture == gpu::kNoTexture ? py::object(py::none())
+                                                               : py::int_(m.base_color_texture);
+        out.append(d);
+    }
+    return out;
+}
+
+py::dict chunks(const Scene& s) {
+    const auto c = s->chunks();
+    py::array_t<float> lo({py::ssize_t(c.size()), py::ssize_t{3}}),
+        hi({py::ssize_t(c.size()), py::ssize_t{3}});
+    py::array_t<std::uint32_t> first(py::ssize_t(c.size())), count(py::ssize_t(c.size())),
+        material(py::ssize_t(c.size()));
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        std::copy_n(&c[i].min_x, 3, lo.mutable_data() + 3 * i);
+        std::copy_n(&c[i].max_x, 3, hi.mutable_data() + 3 * i);
+        first.mutable_data()[i] = c[i].first_index, count.mutable_data()[i] = c[i].index_count;
+        material.mutable_data()[i] = c[i].material;
+    }
+    py::dict out;
+    out["min"] = lo, out["max"] = hi, out["first_index"] = first, out["index_count"] = count;
+    out["material"] = material;
+    return out;
+}
+
+Scene import_scene(const std::filesystem::path& model, const std::filesystem::path& out,
+                   const std::string& axes, float scale,
+                   std::optional<std::filesystem::path> navmesh, bool bake,
+                   const assets::NavMeshSettings& settings, std::uint32_t chunk_triangles) {
+    assets::SceneBuildOptions options;
+    options.import.axes = axes, options.import.scale = scale;
+    options.import.chunk_triangles = chunk_triangles;
+    options.navmesh_file = std::move(navmesh), options.bake_navmesh = bake, options.bake = settings;
+    py::gil_scoped_release release;
+    assets::write_packed_scene(out, assets::build_scene(model, options));
+    return std::make_shared<assets::PackedScene>(assets::PackedScene::load(out));
+}
+
+void bind_scene_class(py::module_& m) {
+    py::class_<assets::PackedScene, Scene>(m, "Scene", "A packed scene file, loaded and validated.")
+        .def_static(
+            "load",
+            [](const std::filesystem::path& path) {
+                py::gil_scoped_release release;
+                return std::make_shared<assets::PackedScene>(assets::PackedScene::load(path));
+            },
+            py::arg("path"))
+        .def_property_readonly("source", [](const Scene& s) { return std::string(s->source()); })
+        .def_property_readonly("file_bytes", &assets::PackedScene::file_bytes)
+        .def_property_readonly("vertex_count", [](const Scene& s) { return s->vertices().size(); })
+        .def_property_readonly("triangle_count",
+                               [](const Scene& s) { return s->indices().size() / 3; })
+        .def_property_readonly("texture_count", &assets::PackedScene::texture_count)
+        .def_property_readonly("has_navmesh", [](const Scene& s) { return !s->navmesh().empty(); })
+        .def_property_readonly("bounds",
+                               [](const Scene& s) {
+                                   return py::make_tuple(to_numpy(s->bounds().min),
+                                                         to_numpy(s->bounds().max));
+                               })
+        .def("positions", [](const Scene& s) { return vertex_columns(s, 0, 3); })
+        .def("normals", [](const Scene& s) { return vertex_columns(s, 3, 3); })
+        .def("uvs", [](const Scene& s) { return vertex_columns(s, 6, 2); })
+        .def("indices",
+             [](const Scene& s) {
+                 return copy_rows(s->indices().data(), s->indices().size() / 3, 3);
+             })
+        .def("chunks", &chunks,
+             "Culling chunks: dict of min/max [C,3], first_index, index_count, material.")
+        .def("materials", &materials)
+        .def("texture", &texture_dict, py::arg("index"), py::arg("level") = 0)
+        .def("navmesh", [](const Scene& s) {
+            BATCHSIM_CHECK(!s->navmesh().empty(), InvalidArgument,
+                           str("scene '", s->source(), "' has no navmesh"));
+            return wrap(nav::NavMesh::from_habitat_bytes(s->navmesh()));
+        });
+}
+
+}  // namespace
+
+void bind_scene(py::module_& m) {
+    bind_scene_class(m);
+    m.def("import_scene", &import_scene, py::arg("model"), py::arg("out"),
+          py::arg("axes") = "x,y,z", py::arg("scale") = 1.0f, py::arg("navmesh") = py::none(),
+          py::arg("bake_navmesh") = true, py::arg("settings") = assets::NavMeshSettings{},
+          py::arg("chunk_triangles") = 4096u,
+          "Imports a model (Assimp), adds its navmesh and writes a packed scene file atomically.");
+    m.def("axes_for_up", &assets::axes_for_up, py::arg("up"));
+}
+
+}  // namespace batchsim::bindings

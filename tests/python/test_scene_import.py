@@ -1,0 +1,152 @@
+"""batchsim.import_scene / `batchsim import` / batchsim.Scene on real models from Debian's
+assimp-testmodels package (nobody here wrote them)."""
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import batchsim
+from batchsim.cli import main
+
+MODELS = Path("/usr/share/assimp/models")
+pytestmark = pytest.mark.skipif(not MODELS.is_dir(), reason="assimp-testmodels not installed")
+BOX_GLTF = MODELS / "glTF2/BoxTextured-glTF/BoxTextured.gltf"
+SPIDER_OBJ = MODELS / "OBJ/spider.obj"
+
+
+def gltf_triangle_count(path: Path) -> int:
+    """Independent count: the index accessors of every primitive, from the glTF JSON."""
+    doc = json.loads(path.read_text())
+    return sum(
+        doc["accessors"][p["indices"]]["count"] // 3 for m in doc["meshes"] for p in m["primitives"]
+    )
+
+
+def test_gltf_import_keeps_triangles_texture_and_chunks(tmp_path):
+    out = tmp_path / "box.bsscene"
+    scene = batchsim.import_scene(BOX_GLTF, out, bake_navmesh=False)
+    assert scene.triangle_count == gltf_triangle_count(BOX_GLTF) == 12
+    assert not scene.has_navmesh
+    texture = scene.texture(0)
+    assert texture["name"].endswith("CesiumLogoFlat.png")
+    assert texture["pixels"].shape == (texture["height"], texture["width"], 4)
+    assert texture["mip_count"] == int(np.log2(max(texture["width"], texture["height"]))) + 1
+    assert scene.texture(0, level=texture["mip_count"] - 1)["pixels"].shape == (1, 1, 4)
+    chunks = scene.chunks()
+    assert chunks["index_count"].sum() == 3 * scene.triangle_count
+    positions, indices = scene.positions(), scene.indices()
+    assert indices.max() < len(positions)
+    lo, hi = scene.bounds
+    np.testing.assert_allclose(lo, positions.min(0))
+    np.testing.assert_allclose(hi, positions.max(0))
+    assert [m["texture"] for m in scene.materials()] == [0]
+    again = batchsim.Scene.load(out)
+    np.testing.assert_array_equal(again.positions(), positions)
+
+
+def test_obj_import_bakes_a_navmesh_that_survives_the_packed_file(tmp_path):
+    faces = sum(
+        len(line.split()) - 3
+        for line in SPIDER_OBJ.read_text().splitlines()
+        if line.startswith("f ")
+    )
+    scene = batchsim.import_scene(SPIDER_OBJ, tmp_path / "spider.bsscene")
+    assert 0 < scene.triangle_count <= faces  # the importer drops zero-area triangles
+    assert scene.texture_count == 4
+    navmesh = scene.navmesh()
+    assert navmesh.num_islands >= 1 and navmesh.navigable_area > 0
+    point = navmesh.get_random_navigable_point()
+    assert navmesh.is_navigable(point)
+
+
+def test_z_up_import_rotates_to_y_up(tmp_path):
+    y_up = batchsim.import_scene(BOX_GLTF, tmp_path / "a.bsscene", bake_navmesh=False)
+    z_up = batchsim.import_scene(BOX_GLTF, tmp_path / "b.bsscene", up="z", bake_navmesh=False)
+    p, q = y_up.positions(), z_up.positions()
+    # x,z,-y: new y is old z, new z is -old y (compare as point sets: order may differ)
+    expected = np.stack([p[:, 0], p[:, 2], -p[:, 1]], 1)
+    assert sorted(map(tuple, np.round(expected, 5))) == sorted(map(tuple, np.round(q, 5)))
+
+
+def test_embedding_a_habitat_navmesh(tmp_path):
+    source = tmp_path / "room.navmesh"
+    vertices = np.array([[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10]], np.float32)
+    room = batchsim.NavMesh.bake(vertices, np.array([[0, 2, 1], [0, 3, 2]]))
+    room.save(source)
+    scene = batchsim.import_scene(BOX_GLTF, tmp_path / "s.bsscene", navmesh=source)
+    assert scene.navmesh().to_bytes() == source.read_bytes()
+
+
+def test_cli_import(tmp_path, capsys):
+    out = tmp_path / "spider.bsscene"
+    assert (
+        main(["import", str(SPIDER_OBJ), str(out), "--agent-radius", "0.2", "--cell-size", "0.1"])
+        == 0
+    )
+    assert "textures" in capsys.readouterr().out
+    assert batchsim.Scene.load(out).navmesh().settings.agent_radius == pytest.approx(0.2)
+    assert main(["import", str(tmp_path / "missing.glb"), str(tmp_path / "x.bsscene")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["import", str(MODELS / "PLY/Wuson.ply"), str(tmp_path / "w.bsscene")]) == 2
+    assert "--no-navmesh" in capsys.readouterr().err
+    assert (
+        main(["import", str(MODELS / "PLY/Wuson.ply"), str(tmp_path / "w.bsscene"), "--no-navmesh"])
+        == 0
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spider.bsscene", "w.bsscene"]
+
+
+@pytest.mark.parametrize(
+    ("source", "error", "message"),
+    [
+        ("missing.obj", batchsim.MissingFileError, "does not exist"),
+        ("garbage.obj", batchsim.FormatError, "cannot import model"),
+        ("nan.obj", batchsim.FormatError, "finite"),
+        ("points.obj", batchsim.FormatError, "no faces|no triangles"),
+        ("flat.obj", batchsim.FormatError, "zero"),
+    ],
+)
+def test_bad_models_raise_and_write_nothing(tmp_path, source, error, message):
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "garbage.obj").write_bytes(bytes(range(256)) * 4)
+    (models / "nan.obj").write_text("v 0 0 0\nv nan 0 0\nv 0 0 1\nf 1 2 3\n")
+    (models / "points.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 0 1\n")
+    (models / "flat.obj").write_text("v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(error, match=message):
+        batchsim.import_scene(models / source, out / "scene.bsscene", bake_navmesh=False)
+    assert list(out.iterdir()) == []
+
+
+def test_corrupted_scene_files_raise_format_error(tmp_path):
+    good = tmp_path / "box.bsscene"
+    batchsim.import_scene(BOX_GLTF, good, bake_navmesh=False)
+    data = good.read_bytes()
+    cases = {
+        "magic": b"NOTSCENE" + data[8:],
+        "version": data[:8] + struct.pack("<I", 99) + data[12:],
+        "truncated": data[: len(data) // 2],
+        "checksum": data[:-10] + bytes(b ^ 0xFF for b in data[-10:]),
+        "tiny": data[:10],
+    }
+    for name, broken in cases.items():
+        path = tmp_path / f"{name}.bsscene"
+        path.write_bytes(broken)
+        with pytest.raises(batchsim.FormatError):
+            batchsim.Scene.load(path)
+    with pytest.raises(batchsim.MissingFileError):
+        batchsim.Scene.load(tmp_path / "missing.bsscene")
+
+
+def test_bad_import_arguments(tmp_path):
+    with pytest.raises(batchsim.InvalidArgumentError, match="up must be"):
+        batchsim.import_scene(BOX_GLTF, tmp_path / "x", up="w")
+    with pytest.raises(batchsim.InvalidArgumentError):
+        batchsim.import_scene(BOX_GLTF, tmp_path / "x", axes="x,x,z", bake_navmesh=False)
+    with pytest.raises(batchsim.InvalidArgumentError):
+        batchsim.import_scene(BOX_GLTF, tmp_path / "x", scale=0, bake_navmesh=False)
