@@ -1,0 +1,127 @@
+// The packed scene file: a whole scene (geometry, chunks, materials, textures, navmesh) in
+// one file that loads with one read into one aligned buffer and no parsing. Records are
+// declared in packed_scene_format.hpp.
+//
+// Layout, version 1, little-endian, every offset from the start of the file:
+//
+//   0    Header (64 bytes)
+//          char[8]  magic "BSSCENE\0"
+//          u32      version = 1
+//          u32      section_count (at most one section of each kind: <= 9)
+//          u64      file_size, the exact size of the file
+//          u32      table_crc32: zlib crc32 of the section table
+//          u32      header_crc32: crc32 of these 64 bytes with this field zeroed
+//          u8[32]   reserved, zero
+//   64   Section table: section_count entries of 32 bytes
+//          u32 kind, u32 flags (zero), u64 offset, u64 size, u32 crc32 (of the section's
+//          bytes), u32 element_size (size is a multiple of it)
+//   ...  Sections, each at a multiple of 64 bytes, after the table, never overlapping.
+//        Every byte between and after them is zero, so the checksums cover every byte that
+//        carries meaning. Why 64: a cache line, so every element type is aligned once the
+//        buffer is; pages (4096) would add up to 36 KiB of padding and buy nothing, since
+//        the file is read or mapped whole and sections are never mapped on their own.
+//
+//   kind  name            element                  contents
+//   1     info            InfoRecord (64 bytes)    exactly one: finite bounds, counts,
+//                                                  up axis (1 = +y), metres per unit (1),
+//                                                  source name (offset, length in strings)
+//   2     vertices        shared.h Vertex (32)     vertex_count >= 1, all finite
+//   3     indices         u32                      index_count: a multiple of 3, >= 3,
+//                                                  each < vertex_count
+//   4     chunks          shared.h MeshChunk (48)  cover [0, index_count) exactly once in
+//                                                  whole triangles; material < count
+//   5     materials       shared.h Material (32)   texture < texture_count or kNoTexture
+//   6     texture table   TextureRecord (40)       per texture: size, mips, name, pixel
+//                                                  range (= mip_chain_bytes, in order)
+//   7     texture pixels  u8                       RGBA8 mip chains, each at a multiple of 64
+//   8     navmesh         u8                       Habitat .navmesh image, opaque; optional
+//   9     strings         u8                       names, referenced by (offset, length)
+//
+// Kinds 1-7 and 9 are required (possibly empty: a scene without textures has empty texture
+// sections). A kind this build does not know is rejected, not skipped: version 1 defines
+// every kind, and a later writer that adds one must bump the version, so that no reader
+// silently drops data the writer meant it to use.
+//
+// Loading validates everything before anything is used, and throws Error(CorruptData)
+// naming the file and what is wrong: magic, version, sizes, checksums, the section table
+// (bounds, alignment, overlap, duplicates, element sizes), counts, index and material
+// ranges, chunk coverage, texture sizes against their mip chains, finite floats.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "assets/scene_data.hpp"
+
+namespace batchsim::assets {
+
+// Writes `scene` to `path` atomically (a temporary file renamed over the target). Throws
+// Error(InvalidArgument) if the scene would not load back (see validation above), and
+// Error(Io) if writing fails; the target is then untouched.
+void write_packed_scene(const std::filesystem::path& path, const SceneData& scene);
+
+// The bytes write_packed_scene writes, in memory (tests and fuzz seeds).
+std::vector<std::uint8_t> pack_scene(const SceneData& scene);
+
+// Skip exists only so that a fuzzer reaches the structural checks behind the checksums.
+enum class ChecksumPolicy { Verify, Skip };
+
+// One texture inside a loaded packed scene; pixels hold the whole mip chain.
+struct TextureView {
+    std::string_view name;
+    std::uint32_t width = 0;
+    std::uint32_t height = 0;
+    std::uint32_t mip_count = 0;
+    std::span<const std::uint8_t> pixels;
+};
+
+// A validated packed scene. Owns one 64-byte aligned buffer; the accessors return views
+// into it, valid as long as this object (moving it keeps them valid).
+class PackedScene {
+public:
+    // One read of the whole file into an aligned buffer, then validation. Throws
+    // Error(FileNotFound), Error(Io) or Error(CorruptData); messages name the file.
+    static PackedScene load(const std::filesystem::path& path);
+    // Copies `bytes` into an aligned buffer and validates them.
+    static PackedScene from_bytes(std::span<const std::uint8_t> bytes,
+                                  ChecksumPolicy checksums = ChecksumPolicy::Verify);
+
+    [[nodiscard]] std::span<const Vertex> vertices() const;
+    [[nodiscard]] std::span<const std::uint32_t> indices() const;
+    [[nodiscard]] std::span<const MeshChunk> chunks() const;
+    [[nodiscard]] std::span<const Material> materials() const;
+    [[nodiscard]] std::size_t texture_count() const;
+    // Throws Error(InvalidArgument) if i >= texture_count().
+    [[nodiscard]] TextureView texture(std::size_t i) const;
+    [[nodiscard]] std::span<const std::uint8_t> navmesh() const;  // empty if none
+    [[nodiscard]] const Bounds& bounds() const { return bounds_; }
+    [[nodiscard]] std::string_view source() const;
+    [[nodiscard]] std::size_t file_bytes() const { return size_; }
+
+    // A deep copy (round-trip tests, tools that edit a scene).
+    [[nodiscard]] SceneData to_scene_data() const;
+
+private:
+    struct FreeAligned {
+        void operator()(std::uint8_t* data) const;
+    };
+    static PackedScene adopt(std::unique_ptr<std::uint8_t[], FreeAligned> buffer, std::size_t size,
+                             ChecksumPolicy checksums, const std::string& origin);
+    static std::unique_ptr<std::uint8_t[], FreeAligned> allocate(std::size_t size);
+    [[nodiscard]] std::span<const std::uint8_t> section(std::uint32_t kind) const;
+
+    std::unique_ptr<std::uint8_t[], FreeAligned> buffer_;
+    std::size_t size_ = 0;
+    std::array<std::span<const std::uint8_t>, 9> sections_;  // by kind - 1; empty if absent
+    Bounds bounds_;
+    std::string_view source_;
+};
+
+}  // namespace batchsim::assets

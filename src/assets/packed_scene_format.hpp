@@ -1,0 +1,161 @@
+// The on-disk records of the packed scene format (layout documented in packed_scene.hpp).
+// Internal to the reader, the writer and their tests; everything is little-endian and
+// read with memcpy (records) or as aligned spans (arrays of shared.h structs).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include <span>
+
+#include "assets/packed_scene.hpp"
+#include "assets/scene_data.hpp"
+
+namespace batchsim::assets::packed {
+
+static_assert(std::endian::native == std::endian::little, "packed scenes are little-endian");
+
+inline constexpr std::array<char, 8> kMagic{'B', 'S', 'S', 'C', 'E', 'N', 'E', '\0'};
+inline constexpr std::uint32_t kVersion = 1;
+// Every section starts at a multiple of this: a cache line, more than any element needs,
+// and what SIMD loads and GPU staging copies like. Pages (4096) would waste up to 36 KiB
+// in small scenes and buy nothing, since the file is read or mapped whole.
+inline constexpr std::uint64_t kAlignment = 64;
+// Texture levels larger than this are rejected, which also keeps every size computation
+// on texture records far from overflow.
+inline constexpr std::uint32_t kMaxTextureExtent = 1u << 15;
+// Info::up_axis and Info::metres_per_unit: scenes are stored y up, in metres.
+inline constexpr std::uint32_t kUpAxisY = 1;
+
+enum class SectionKind : std::uint32_t {
+    Info = 1,           // one InfoRecord
+    Vertices = 2,       // Vertex[vertex_count]
+    Indices = 3,        // uint32[index_count]
+    Chunks = 4,         // MeshChunk[chunk_count]
+    Materials = 5,      // Material[material_count]
+    TextureTable = 6,   // TextureRecord[texture_count]
+    TexturePixels = 7,  // RGBA8 mip chains, each starting at a multiple of kAlignment
+    NavMesh = 8,        // opaque Habitat .navmesh image (optional section)
+    Strings = 9,        // UTF-8 bytes referenced by (offset, length) pairs; no terminators
+};
+inline constexpr std::uint32_t kFirstKind = 1;
+inline constexpr std::uint32_t kLastKind = 9;
+inline constexpr std::size_t kKindCount = kLastKind - kFirstKind + 1;
+
+struct Header {
+    std::array<char, 8> magic;
+    std::uint32_t version;
+    std::uint32_t section_count;
+    std::uint64_t file_size;
+    std::uint32_t table_crc32;              // crc32 of the section_count table entries
+    std::uint32_t header_crc32;             // crc32 of these 64 bytes with this field zeroed
+    std::array<std::uint8_t, 32> reserved;  // zero
+};
+static_assert(sizeof(Header) == 64 && offsetof(Header, header_crc32) == 28);
+
+struct SectionEntry {
+    std::uint32_t kind;   // SectionKind
+    std::uint32_t flags;  // zero in version 1
+    std::uint64_t offset;
+    std::uint64_t size;
+    std::uint32_t crc32;         // of the section's size bytes
+    std::uint32_t element_size;  // sizeof one element; the section holds size / element_size
+};
+static_assert(sizeof(SectionEntry) == 32);
+
+struct InfoRecord {
+    std::array<float, 3> bounds_min;
+    std::array<float, 3> bounds_max;
+    std::uint32_t vertex_count;
+    std::uint32_t index_count;
+    std::uint32_t chunk_count;
+    std::uint32_t material_count;
+    std::uint32_t texture_count;
+    std::uint32_t up_axis;        // kUpAxisY
+    float metres_per_unit;        // 1
+    std::uint32_t source_offset;  // into Strings
+    std::uint32_t source_length;
+    std::uint32_t reserved;  // zero
+};
+static_assert(sizeof(InfoRecord) == 64);
+
+struct TextureRecord {
+    std::uint64_t pixel_offset;  // into TexturePixels, a multiple of kAlignment
+    std::uint64_t pixel_size;    // mip_chain_bytes(width, height, mip_count)
+    std::uint32_t width;
+    std::uint32_t height;
+    std::uint32_t mip_count;
+    std::uint32_t name_offset;  // into Strings
+    std::uint32_t name_length;
+    std::uint32_t reserved;  // zero
+};
+static_assert(sizeof(TextureRecord) == 40);
+
+// The element size each kind must declare.
+constexpr std::uint32_t element_size(SectionKind kind) {
+    switch (kind) {
+        case SectionKind::Info: return sizeof(InfoRecord);
+        case SectionKind::Vertices: return sizeof(Vertex);
+        case SectionKind::Indices: return sizeof(std::uint32_t);
+        case SectionKind::Chunks: return sizeof(MeshChunk);
+        case SectionKind::Materials: return sizeof(Material);
+        case SectionKind::TextureTable: return sizeof(TextureRecord);
+        default: return 1;
+    }
+}
+
+// "vertices", "texture table", ... for messages.
+constexpr std::string_view section_name(SectionKind kind) {
+    switch (kind) {
+        case SectionKind::Info: return "info";
+        case SectionKind::Vertices: return "vertices";
+        case SectionKind::Indices: return "indices";
+        case SectionKind::Chunks: return "chunks";
+        case SectionKind::Materials: return "materials";
+        case SectionKind::TextureTable: return "texture table";
+        case SectionKind::TexturePixels: return "texture pixels";
+        case SectionKind::NavMesh: return "navmesh";
+        case SectionKind::Strings: return "strings";
+    }
+    return "unknown";
+}
+
+constexpr std::uint64_t align_up(std::uint64_t value) {
+    return (value + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+// A section's bytes as an array of T; the section is aligned and sized for T once validated.
+template <typename T>
+std::span<const T> as_array(std::span<const std::uint8_t> bytes) {
+    return {reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)};
+}
+
+// zlib crc32 of `bytes`.
+std::uint32_t crc32(std::span<const std::uint8_t> bytes);
+
+// Recomputes every checksum of a packed scene whose header and table are in place (the
+// writer's last step; tests use it to corrupt contents behind valid checksums). Leaves
+// what does not fit in `file` alone.
+void seal(std::span<std::uint8_t> file);
+
+// What validation hands the reader: each section's bytes by kind - 1 (empty if absent)
+// and the info record.
+struct Validated {
+    std::array<std::span<const std::uint8_t>, kKindCount> sections;
+    InfoRecord info;
+
+    [[nodiscard]] std::span<const std::uint8_t> section(SectionKind kind) const {
+        return sections[static_cast<std::size_t>(kind) - kFirstKind];
+    }
+};
+
+// Checks everything the layout comment in packed_scene.hpp promises; throws
+// Error(CorruptData) with "packed scene <origin>: <what is wrong>". `file` must be
+// aligned to 8 bytes at least.
+Validated validate(std::span<const std::uint8_t> file, ChecksumPolicy checksums,
+                   std::string_view origin);
+
+}  // namespace batchsim::assets::packed
