@@ -5,7 +5,8 @@ JOBS ?= $(shell nproc)
 CMAKE_CPP = cmake -S . -G Ninja -DBATCHSIM_BUILD_PYTHON=OFF -DBATCHSIM_BUILD_TESTS=ON
 LINT_SOURCES = $(shell git ls-files 'src/*.cpp' 'src/*.hpp' 'tests/cpp/*.cpp' 'tests/cpp/*.hpp')
 
-.PHONY: setup demo test test-cpp test-python test-asan lint format bench clean
+.PHONY: setup demo test test-cpp test-python test-asan lint format bench clean \
+        fuzz-build fuzz-seeds fuzz fuzz-smoke
 
 setup:
 	bash scripts/setup.sh
@@ -49,6 +50,50 @@ format:
 bench: setup
 	mkdir -p benchmarks/results
 	$(PYTHON) benchmarks/bench_export.py --out benchmarks/results/export_$(shell hostname).json
+	$(PYTHON) benchmarks/bench_assets.py --out benchmarks/results/assets_$(shell hostname).json
+
+# ---- fuzzing (libFuzzer, clang-14): one harness per fuzz/fuzz_<name>.cpp, seeds in
+# fuzz/corpus/<name>/. Runs work on copies under $(FUZZ_BUILD); fuzz/corpus stays untouched.
+FUZZ_BUILD ?= $(BUILD)/fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 20
+FUZZERS = $(patsubst fuzz/fuzz_%.cpp,%,$(wildcard fuzz/fuzz_*.cpp))
+FUZZ_FLAGS = -max_len=65536 -timeout=10 -rss_limit_mb=4096
+FUZZ_ENV = ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+fuzz-build:
+	cmake -S . -G Ninja -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+	  -DBATCHSIM_FUZZ=ON -DBATCHSIM_BUILD_PYTHON=OFF -DBATCHSIM_BUILD_TESTS=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+# Rewrites the checked-in seeds (small valid files) from fuzz/make_seeds.cpp.
+fuzz-seeds: fuzz-build
+	$(FUZZ_BUILD)/fuzz/make_seeds fuzz/corpus/packed_scene
+
+# Each harness for FUZZ_SECONDS on $(FUZZ_BUILD)/corpus-<name>: the seeds plus whatever
+# earlier runs found. Crashing inputs are saved as $(FUZZ_BUILD)/crash-<name>-*.
+fuzz: fuzz-build
+	@set -e; for f in $(FUZZERS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus-$$f; \
+	  if [ -d fuzz/corpus/$$f ]; then cp -r fuzz/corpus/$$f/. $(FUZZ_BUILD)/corpus-$$f/; fi; \
+	  echo "== fuzz_$$f for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz/fuzz_$$f $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$f- $(FUZZ_BUILD)/corpus-$$f; \
+	done
+
+# For CI: every seed once, then FUZZ_SMOKE_SECONDS of fuzzing from a fresh copy of the seeds.
+fuzz-smoke: fuzz-build
+	@set -e; for f in $(FUZZERS); do \
+	  smoke=$(FUZZ_BUILD)/smoke-$$f; rm -rf $$smoke; mkdir -p $$smoke; \
+	  if [ -d fuzz/corpus/$$f ]; then \
+	    cp -r fuzz/corpus/$$f/. $$smoke/; \
+	    $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz/fuzz_$$f $(FUZZ_FLAGS) fuzz/corpus/$$f/*; \
+	  fi; \
+	  echo "== fuzz_$$f for $(FUZZ_SMOKE_SECONDS) s"; \
+	  $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz/fuzz_$$f $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SMOKE_SECONDS) \
+	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$f- $$smoke; \
+	done
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,71 @@
+// Writes the seed corpus of fuzz_packed_scene: small valid packed scenes (about 1 KB), each
+// after the harness's selector byte (0 verifies checksums, 1 skips them).
+// Usage: make_seeds OUT_DIR (`make fuzz-seeds`).
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <span>
+#include <vector>
+
+#include "assets/packed_scene.hpp"
+#include "core/file_io.hpp"
+
+namespace {
+
+using batchsim::assets::SceneData;
+
+// One triangle, one untextured material, no navmesh.
+SceneData triangle() {
+    SceneData scene;
+    scene.vertices = {{0, 0, 0, 0, 1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 1, 0}, {0, 0, 1, 0, 1, 0, 0, 1}};
+    scene.indices = {0, 1, 2};
+    scene.chunks = {{0, 0, 0, 0, 1, 0, 1, 3, 0, 0, 0, 0}};
+    scene.materials = {{0.8f, 0.8f, 0.8f, 1, batchsim::gpu::kNoTexture, 0, 0, 0}};
+    scene.bounds = {{0, 0, 0}, {1, 0, 1}};
+    scene.source = "seed/triangle.glb";
+    return scene;
+}
+
+// A quad in two chunks, two materials, two textures with mips, and a navmesh blob.
+SceneData textured_quad() {
+    SceneData scene = triangle();
+    scene.vertices.push_back({1, 0.5f, 1, 0, 1, 0, 1, 1});
+    scene.indices = {0, 1, 2, 1, 3, 2};
+    scene.chunks = {{0, 0, 0, 0, 1, 0, 1, 3, 0, 0, 0, 0}, {0, 0, 0, 3, 1, 0.5f, 1, 3, 1, 0, 0, 0}};
+    scene.materials = {{1, 1, 1, 1, 0, 0, 0, 0}, {1, 0.5f, 0.5f, 1, 1, 0, 0, 0}};
+    scene.textures = {{"floor.png", 4, 4, 3, std::vector<std::uint8_t>(84, 0x7f)},
+                      {"*0", 2, 1, 2, std::vector<std::uint8_t>(12, 0xc0)}};
+    scene.navmesh = {'M', 'S', 'E', 'T', 1, 0, 0, 0};
+    scene.bounds = {{0, 0, 0}, {1, 0.5f, 1}};
+    scene.source = "seed/textured_quad.glb";
+    return scene;
+}
+
+void write_seed(const std::filesystem::path& path, const SceneData& scene, std::uint8_t selector) {
+    const std::vector<std::uint8_t> file = batchsim::assets::pack_scene(scene);
+    const std::array<std::span<const std::uint8_t>, 2> parts{std::span{&selector, 1},
+                                                             std::span{file}};
+    batchsim::write_file_atomically(path, parts);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
+        return 2;
+    }
+    try {
+        const std::filesystem::path dir = argv[1];
+        std::filesystem::create_directories(dir);
+        write_seed(dir / "triangle.verify", triangle(), 0);
+        write_seed(dir / "textured_quad.verify", textured_quad(), 0);
+        write_seed(dir / "textured_quad.skip", textured_quad(), 1);
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "make_seeds: %s\n", error.what());
+        return 1;
+    }
+    return 0;
+}
