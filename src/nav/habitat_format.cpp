@@ -9,6 +9,8 @@
 namespace batchsim::nav {
 namespace {
 
+constexpr float kMinTileSize = 0.1f;
+
 struct NavMeshSetHeader {
     std::int32_t magic;
     std::int32_t version;
@@ -46,11 +48,16 @@ T read_at(std::span<const std::uint8_t> bytes, std::size_t offset, const char* w
 }
 
 void validate_params(const dtNavMeshParams& params) {
-    const bool finite = std::isfinite(params.orig[0]) && std::isfinite(params.orig[1]) &&
-                        std::isfinite(params.orig[2]) && std::isfinite(params.tileWidth) &&
-                        std::isfinite(params.tileHeight);
-    BATCHSIM_CHECK(finite && params.tileWidth > 0 && params.tileHeight > 0, CorruptData,
-                   "navmesh parameters are not finite or have a non-positive tile size");
+    // Queries visit every tile their search box overlaps: tiny tiles would make a 4 m box
+    // cover billions of them. Real tiles are metres wide.
+    bool in_range = params.tileWidth >= kMinTileSize && params.tileHeight >= kMinTileSize;
+    for (float value :
+         {params.orig[0], params.orig[1], params.orig[2], params.tileWidth, params.tileHeight})
+        in_range = in_range && std::fabs(value) <= kMaxNavCoordinate;
+    BATCHSIM_CHECK(in_range, CorruptData,
+                   str("navmesh parameters are not finite, out of range, or have tiles smaller "
+                       "than ",
+                       kMinTileSize, " m"));
     // Detour allocates maxTiles tile slots up front: bound it so a corrupted count cannot
     // request gigabytes. 2^16 tiles of 2^16 polygons exceeds any real scene.
     BATCHSIM_CHECK(params.maxTiles >= 1 && params.maxTiles <= (1 << 16), CorruptData,

@@ -23,6 +23,11 @@ namespace batchsim::nav {
 inline constexpr std::int32_t kNavMeshSetMagic = 'M' << 24 | 'S' << 16 | 'E' << 8 | 'T';
 inline constexpr std::int32_t kNavMeshSetVersion = 2;  // what we write; we read 1 and 2
 
+// Largest coordinate magnitude a navmesh or a query point may have, in metres. Detour
+// squares coordinates in float and converts them to int tile indices; beyond this its
+// distances overflow to inf and its edge searches come back empty.
+inline constexpr float kMaxNavCoordinate = 1e6f;
+
 struct NavTileImage {
     dtTileRef ref = 0;
     std::span<const std::uint8_t> data;  // Detour tile data (dtMeshHeader first)

@@ -8,6 +8,7 @@
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "nav/habitat_format.hpp"
 #include "nav/islands.hpp"
 #include "nav/surface_move.hpp"
 
@@ -34,8 +35,10 @@ Vec3 to_vec(const float* v) {
     return {v[0], v[1], v[2]};
 }
 
+// Finite and within the range Detour handles; anything else is off the navmesh.
 bool finite(const Vec3& v) {
-    return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
+    return std::fabs(v[0]) <= kMaxNavCoordinate && std::fabs(v[1]) <= kMaxNavCoordinate &&
+           std::fabs(v[2]) <= kMaxNavCoordinate;
 }
 
 dtQueryFilter habitat_filter() {
@@ -226,7 +229,7 @@ float NavQuery::geodesic_distance(const Vec3& start, const Vec3& end) {
 
 Vec3 NavQuery::try_step(const Vec3& start, const Vec3& end, bool allow_sliding) {
     const Impl::Snapped from = impl_->nearest(start, kSnapExtents);
-    const Impl::Snapped to = impl_->nearest(end, kSnapExtents);
+    const Impl::Snapped to = impl_->nearest(end, kSnapExtents);  // also rejects a huge `end`
     const Islands& islands = impl_->mesh->islands();
     if (from.ref == 0 || to.ref == 0 || islands.island_of(from.ref) != islands.island_of(to.ref))
         return start;

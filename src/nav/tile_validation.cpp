@@ -46,8 +46,8 @@ T element(std::span<const std::uint8_t> data, std::size_t base, std::size_t inde
 void check_finite(std::span<const std::uint8_t> data, std::size_t base, std::size_t floats,
                   const char* what) {
     for (std::size_t i = 0; i < floats; ++i)
-        BATCHSIM_CHECK(std::isfinite(element<float>(data, base, i)), CorruptData,
-                       str("navmesh tile has a non-finite ", what, " coordinate"));
+        BATCHSIM_CHECK(std::fabs(element<float>(data, base, i)) <= kMaxNavCoordinate, CorruptData,
+                       str("navmesh tile has a non-finite or out-of-range ", what, " coordinate"));
 }
 
 void check_header(const dtMeshHeader& h, std::size_t data_size, int max_polys) {
@@ -68,11 +68,12 @@ void check_header(const dtMeshHeader& h, std::size_t data_size, int max_polys) {
     BATCHSIM_CHECK(layout_of(h).end <= data_size, CorruptData,
                    str("navmesh tile truncated: its counts need ", layout_of(h).end,
                        " bytes, the tile has ", data_size));
-    const float floats[] = {h.walkableHeight, h.walkableRadius, h.walkableClimb, h.bmin[0],
-                            h.bmin[1],        h.bmin[2],        h.bmax[0],       h.bmax[1],
-                            h.bmax[2],        h.bvQuantFactor};
-    for (float value : floats)
-        BATCHSIM_CHECK(std::isfinite(value), CorruptData, "navmesh tile header is not finite");
+    const float coordinates[] = {h.walkableHeight, h.walkableRadius, h.walkableClimb,
+                                 h.bmin[0],        h.bmin[1],        h.bmin[2],
+                                 h.bmax[0],        h.bmax[1],        h.bmax[2]};
+    for (float value : coordinates)
+        BATCHSIM_CHECK(std::fabs(value) <= kMaxNavCoordinate, CorruptData,
+                       "navmesh tile header is not finite or out of range");
     // Queries quantise positions inside the tile bounds to 16 bits with this factor.
     for (int axis = 0; axis < 3 && h.bvNodeCount > 0; ++axis)
         BATCHSIM_CHECK(h.bvQuantFactor > 0 && h.bmax[axis] >= h.bmin[axis] &&
@@ -98,6 +99,10 @@ void check_polys(std::span<const std::uint8_t> data, const dtMeshHeader& h, cons
     }
 }
 
+// Detour's closestPointOnPoly walks a polygon's detail triangles for a boundary edge and
+// dereferences it unconditionally: every polygon needs one (Recast always flags them).
+constexpr unsigned kAnyBoundaryEdge = DT_DETAIL_EDGE_BOUNDARY * (1u | 1u << 2 | 1u << 4);
+
 void check_detail(std::span<const std::uint8_t> data, const dtMeshHeader& h, const TileLayout& at) {
     for (int p = 0; p < h.polyCount; ++p) {
         const auto poly = element<dtPoly>(data, at.polys, static_cast<std::size_t>(p));
@@ -108,13 +113,17 @@ void check_detail(std::span<const std::uint8_t> data, const dtMeshHeader& h, con
             std::size_t{detail.triBase} + detail.triCount <= std::size_t(h.detailTriCount);
         BATCHSIM_CHECK(ranges_ok, CorruptData,
                        str("navmesh detail mesh ", p, " exceeds the detail arrays"));
-        for (unsigned t = 0; t < detail.triCount; ++t)
-            for (unsigned corner = 0; corner < 3; ++corner) {
-                const auto index = data[at.detail_tris + 4 * (detail.triBase + t) + corner];
+        bool has_boundary = false;
+        for (unsigned t = 0; t < detail.triCount; ++t) {
+            const std::size_t tri = at.detail_tris + 4 * (std::size_t{detail.triBase} + t);
+            for (unsigned corner = 0; corner < 3; ++corner)
                 BATCHSIM_CHECK(
-                    index < poly.vertCount + detail.vertCount, CorruptData,
+                    data[tri + corner] < poly.vertCount + detail.vertCount, CorruptData,
                     str("navmesh detail triangle of polygon ", p, " uses a vertex out of range"));
-            }
+            has_boundary = has_boundary || (data[tri + 3] & kAnyBoundaryEdge) != 0;
+        }
+        BATCHSIM_CHECK(has_boundary, CorruptData,
+                       str("navmesh detail mesh of polygon ", p, " has no boundary edge"));
     }
 }
 

@@ -66,6 +66,7 @@ TEST_CASE("corrupted .navmesh headers are rejected with a reason", "[habitat_for
     expect([](auto& b) { poke<std::int32_t>(b, 8, 0); }, "tile count 0");
     expect([](auto& b) { poke<std::int32_t>(b, 8, 1000); }, "tile count 1000");
     expect([](auto& b) { poke<float>(b, 12, NAN); }, "not finite");
+    expect([](auto& b) { poke<float>(b, 24, 1e-30f); }, "tiles smaller than");  // tileWidth
     expect([](auto& b) { poke<std::int32_t>(b, 36, 1 << 30); }, "maxPolys");
     expect([](auto& b) { poke<float>(b, 40 + 4 * 10, 9.0f); }, "vertsPerPoly");
     expect([](auto& b) { poke<float>(b, 40, -1.0f); }, "cell_size");

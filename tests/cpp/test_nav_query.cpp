@@ -161,6 +161,9 @@ TEST_CASE("snap_point and is_navigable agree with the geometry", "[nav_query]") 
     CHECK((*outside)[2] == Approx(5).margin(1e-3));
     CHECK_FALSE(query.snap_point({30, 0, 5}));  // beyond habitat-sim's 2 m search box
     CHECK_FALSE(query.snap_point({NAN, 0, 5}));
+    CHECK_FALSE(query.snap_point({1e30f, 0, 5}));  // beyond what Detour's float math handles
+    CHECK(query.try_step({5, 0, 5}, {1e30f, 0, 5}) == Vec3{5, 0, 5});
+    CHECK(std::isinf(query.geodesic_distance({5, 0, 5}, {-1e30f, 0, 5})));
 }
 
 TEST_CASE("seeded random points are reproducible, navigable and area-weighted", "[nav_query]") {

@@ -87,5 +87,5 @@ TEST_CASE("corrupted tile fields are caught before Detour reads them", "[tile_va
             std::memcpy(t.data() + ((sizeof(dtMeshHeader) + 3) & ~std::size_t{3}), &nan, 4);
             (void)h;
         },
-        "non-finite vertex");
+        "vertex coordinate");
 }
