@@ -8,16 +8,14 @@ effective GB/s written. Prints JSON and, with --out, writes it atomically.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import platform
 import statistics
-import tempfile
 import time
 
 import torch
 
 import batchsim
+from _report import emit
 from batchsim import _core
 
 
@@ -41,13 +39,6 @@ def time_rounds(context, count: int, rounds: int, repeats: int) -> list[float]:
         if repeat:
             samples.append(elapsed / rounds)
     return samples
-
-
-def write_atomically(path: str, text: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    with tempfile.NamedTemporaryFile("w", dir=directory, delete=False) as f:
-        f.write(text)
-    os.replace(f.name, path)
 
 
 def main() -> None:
@@ -83,10 +74,7 @@ def main() -> None:
         "repeats": args.repeats,
         "results": results,
     }
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        write_atomically(args.out, text + "\n")
+    emit(report, args.out)
 
 
 if __name__ == "__main__":

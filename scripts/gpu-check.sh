@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU machine's proof run (docs/gpu.md): builds batchsim, runs `batchsim doctor`, the
-# C++ and Python suites (CUDA tests included, validation on) and the export benchmark.
+# C++ and Python suites (CUDA tests included, validation on) and the benchmarks.
 # Usage: bash scripts/gpu-check.sh OUTDIR   (expects the Debian dependencies already
 # available, e.g. through `source .devdeps/prelude.sh` on the lent machine).
 set -uo pipefail
@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 # Where the carried validation layer lives when unpacked by .devdeps/prelude.sh.
 [ -d /opt/devdeps/usr/share/vulkan/explicit_layer.d ] &&
   export VK_LAYER_PATH=/opt/devdeps/usr/share/vulkan/explicit_layer.d
+# Debian's assimp-testmodels, when carried in .devdeps (real models for the import tests).
+[ -d /opt/devdeps/usr/share/assimp/models ] &&
+  export BATCHSIM_ASSIMP_MODELS=/opt/devdeps/usr/share/assimp/models
 export PYTHONUNBUFFERED=1 BATCHSIM_VALIDATION=1
 status=0
 step() {  # step NAME COMMAND...: runs, logs to $out/NAME.txt, remembers failures
@@ -30,4 +33,8 @@ step pytest python3 -m pytest tests/python -p no:cacheprovider -q -rs
 # Timings without the validation layer, twice to show the spread between runs.
 step bench env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_export.py --out "$out/bench_export.json"
 step bench2 env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_export.py --out "$out/bench_export2.json"
+models=${BATCHSIM_ASSIMP_MODELS:-/usr/share/assimp/models}
+step assets python3 benchmarks/bench_assets.py --models "$models" --out "$out/bench_assets.json"
+step assets2 python3 benchmarks/bench_assets.py --models "$models" --out "$out/bench_assets2.json"
+step cpu lscpu
 exit $status

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -116,6 +117,13 @@ private:
     std::string_view text_;
     std::size_t pos_ = 0;
 };
+
+// Debian's assimp-testmodels, or the folder named by BATCHSIM_ASSIMP_MODELS (the GPU
+// machine unpacks the package elsewhere).
+inline std::filesystem::path assimp_models() {
+    const char* override_dir = std::getenv("BATCHSIM_ASSIMP_MODELS");
+    return override_dir ? override_dir : "/usr/share/assimp/models";
+}
 
 inline Json parse_json(std::string_view text) {
     return JsonParser(text).value();

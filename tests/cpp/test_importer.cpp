@@ -24,7 +24,7 @@ using batchsim::test::Json;
 using batchsim::test::ScratchDir;
 using namespace batchsim::test;  // reference counts: gltf_triangles, obj_triangles, ...
 
-const fs::path kModels = "/usr/share/assimp/models";
+const fs::path kModels = assimp_models();
 
 bool have_models() {
     if (fs::is_directory(kModels)) return true;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "asset_test_utils.hpp"
 #include "assets/textures.hpp"
 #include "core/check.hpp"
 #include "core/file_io.hpp"
@@ -109,7 +110,7 @@ TEST_CASE("bad texture sizes and data are rejected", "[textures]") {
 }
 
 TEST_CASE("decode_texture matches stb_image on a real PNG and JPEG", "[textures]") {
-    const std::filesystem::path models = "/usr/share/assimp/models";
+    const std::filesystem::path models = batchsim::test::assimp_models();
     if (!std::filesystem::is_directory(models)) {
         WARN("skipped: " << models << " is absent (Debian package assimp-testmodels)");
         return;

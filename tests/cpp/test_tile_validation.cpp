@@ -35,6 +35,15 @@ std::size_t polys_offset(const dtMeshHeader& h) {
     return ((sizeof(dtMeshHeader) + 3) & ~std::size_t{3}) + 12 * std::size_t(h.vertCount);
 }
 
+// Applies `edit` to the tile's first polygon.
+template <typename Edit>
+void edit_first_poly(std::vector<std::uint8_t>& tile, const dtMeshHeader& h, Edit edit) {
+    dtPoly poly;
+    std::memcpy(&poly, tile.data() + polys_offset(h), sizeof(poly));
+    edit(poly);
+    std::memcpy(tile.data() + polys_offset(h), &poly, sizeof(poly));
+}
+
 }  // namespace
 
 TEST_CASE("a baked tile passes validation", "[tile_validation]") {
@@ -59,27 +68,20 @@ TEST_CASE("corrupted tile fields are caught before Detour reads them", "[tile_va
                     "quantisation");
     expect_rejected(
         [&](auto& t, auto h) {
-            dtPoly poly;
-            std::memcpy(&poly, t.data() + polys_offset(h), sizeof(poly));
-            poly.verts[1] = static_cast<unsigned short>(h.vertCount);
-            std::memcpy(t.data() + polys_offset(h), &poly, sizeof(poly));
+            edit_first_poly(t, h, [&](dtPoly& poly) {
+                poly.verts[1] = static_cast<unsigned short>(h.vertCount);
+            });
         },
         "uses vertex");
     expect_rejected(
         [&](auto& t, auto h) {
-            dtPoly poly;
-            std::memcpy(&poly, t.data() + polys_offset(h), sizeof(poly));
-            poly.neis[0] = static_cast<unsigned short>(h.polyCount + 1);
-            std::memcpy(t.data() + polys_offset(h), &poly, sizeof(poly));
+            edit_first_poly(t, h, [&](dtPoly& poly) {
+                poly.neis[0] = static_cast<unsigned short>(h.polyCount + 1);
+            });
         },
         "has neighbour");
     expect_rejected(
-        [&](auto& t, auto h) {
-            dtPoly poly;
-            std::memcpy(&poly, t.data() + polys_offset(h), sizeof(poly));
-            poly.vertCount = 7;
-            std::memcpy(t.data() + polys_offset(h), &poly, sizeof(poly));
-        },
+        [&](auto& t, auto h) { edit_first_poly(t, h, [&](dtPoly& poly) { poly.vertCount = 7; }); },
         "vertex count");
     expect_rejected(
         [&](auto& t, auto h) {

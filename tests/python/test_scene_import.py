@@ -2,6 +2,7 @@
 assimp-testmodels package (nobody here wrote them)."""
 
 import json
+import os
 import struct
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 import batchsim
 from batchsim.cli import main
 
-MODELS = Path("/usr/share/assimp/models")
+MODELS = Path(os.environ.get("BATCHSIM_ASSIMP_MODELS", "/usr/share/assimp/models"))
 pytestmark = pytest.mark.skipif(not MODELS.is_dir(), reason="assimp-testmodels not installed")
 BOX_GLTF = MODELS / "glTF2/BoxTextured-glTF/BoxTextured.gltf"
 SPIDER_OBJ = MODELS / "OBJ/spider.obj"
