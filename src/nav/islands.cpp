@@ -16,17 +16,24 @@ bool walkable(const dtPoly& poly) {
            (poly.flags & kPolyFlagDisabled) == 0;
 }
 
-const float* vertex(const dtMeshTile& tile, const dtPoly& poly, int k) {
-    return &tile.verts[poly.verts[k] * 3];
+}  // namespace
+
+const float* polygon_corner(const dtMeshTile& tile, const dtPoly& poly, int k) {
+    return &tile.verts[std::size_t{poly.verts[k]} * 3];
 }
 
-}  // namespace
+int copy_polygon_corners(const dtMeshTile& tile, const dtPoly& poly, float* out) {
+    for (int k = 0; k < poly.vertCount; ++k)
+        dtVcopy(out + std::size_t(k) * 3, polygon_corner(tile, poly, k));
+    return poly.vertCount;
+}
 
 double polygon_area_xz(const dtMeshTile& tile, const dtPoly& poly) {
     double area = 0;
     for (int k = 2; k < poly.vertCount; ++k)
-        area += std::fabs(
-            dtTriArea2D(vertex(tile, poly, 0), vertex(tile, poly, k - 1), vertex(tile, poly, k)));
+        area +=
+            std::fabs(dtTriArea2D(polygon_corner(tile, poly, 0), polygon_corner(tile, poly, k - 1),
+                                  polygon_corner(tile, poly, k)));
     return area / 2;  // dtTriArea2D returns twice the signed area
 }
 
@@ -35,12 +42,12 @@ double polygon_area_3d(const dtMeshTile& tile, int poly_index) {
     const dtPolyDetail& detail = tile.detailMeshes[poly_index];
     auto corner = [&](unsigned char index) {
         return index < poly.vertCount
-                   ? &tile.verts[poly.verts[index] * 3]
-                   : &tile.detailVerts[(detail.vertBase + index - poly.vertCount) * 3];
+                   ? polygon_corner(tile, poly, index)
+                   : &tile.detailVerts[std::size_t{detail.vertBase + index - poly.vertCount} * 3];
     };
     double area = 0;
     for (int t = 0; t < detail.triCount; ++t) {
-        const unsigned char* tri = &tile.detailTris[(detail.triBase + t) * 4];
+        const unsigned char* tri = &tile.detailTris[std::size_t{detail.triBase + t} * 4];
         float edge1[3], edge2[3], normal[3];
         dtVsub(edge1, corner(tri[1]), corner(tri[0]));
         dtVsub(edge2, corner(tri[2]), corner(tri[0]));
@@ -126,7 +133,7 @@ void Islands::summarize(const dtNavMesh& mesh, int island) {
         const dtPoly* poly = nullptr;
         mesh.getTileAndPolyByRefUnsafe(ref, &tile, &poly);
         for (int k = 0; k < poly->vertCount; ++k) {
-            const float* v = vertex(*tile, *poly, k);
+            const float* v = polygon_corner(*tile, *poly, k);
             corners.push_back({v[0], v[1], v[2]});
         }
     }

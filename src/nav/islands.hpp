@@ -51,6 +51,11 @@ private:
 inline constexpr unsigned short kPolyFlagWalk = 0x01;
 inline constexpr unsigned short kPolyFlagDisabled = 0x04;
 
+// Corner k of a polygon (3 floats), and all corners copied to `out` (3 floats each, at
+// least 3 * DT_VERTS_PER_POLYGON); returns the corner count.
+const float* polygon_corner(const dtMeshTile& tile, const dtPoly& poly, int k);
+int copy_polygon_corners(const dtMeshTile& tile, const dtPoly& poly, float* out);
+
 // Area of a polygon projected on the xz plane, in m²: Detour's weight for random points.
 double polygon_area_xz(const dtMeshTile& tile, const dtPoly& poly);
 // Surface area of a polygon's detail triangles, in m²: habitat-sim's navigable area.

@@ -146,7 +146,7 @@ Vec3 NavQuery::Impl::nudge_towards_centre(dtPolyRef ref, const Vec3& point) cons
     mesh->detour().getTileAndPolyByRefUnsafe(ref, &tile, &poly);
     float centre[3] = {0, 0, 0};
     for (int k = 0; k < poly->vertCount; ++k)
-        dtVadd(centre, centre, &tile->verts[poly->verts[k] * 3]);
+        dtVadd(centre, centre, polygon_corner(*tile, *poly, k));
     dtVscale(centre, centre, 1.0f / static_cast<float>(poly->vertCount));
     float towards[3];
     dtVsub(towards, centre, point.data());
@@ -183,8 +183,7 @@ Vec3 NavQuery::random_point(Rng& rng, int island) {
     impl_->mesh->detour().getTileAndPolyByRefUnsafe(ref, &tile, &poly);
     float corners[3 * DT_VERTS_PER_POLYGON];
     float areas[DT_VERTS_PER_POLYGON];
-    for (int k = 0; k < poly->vertCount; ++k)
-        dtVcopy(&corners[k * 3], &tile->verts[poly->verts[k] * 3]);
+    copy_polygon_corners(*tile, *poly, corners);
     const float s = rng.uniform(), t = rng.uniform();
     float point[3];
     dtRandomPointInConvexPoly(corners, poly->vertCount, areas, s, t, point);
@@ -213,8 +212,8 @@ std::vector<Vec3> NavQuery::find_path(const Vec3& start, const Vec3& end) {
                                        nullptr, nullptr, &corner_count,
                                        kMaxPathPolys) != DT_SUCCESS)
         return {};
-    std::vector<Vec3> path;
-    for (int i = 0; i < corner_count; ++i) path.push_back(to_vec(&corners[3 * i]));
+    std::vector<Vec3> path(static_cast<std::size_t>(corner_count));
+    for (std::size_t i = 0; i < path.size(); ++i) path[i] = to_vec(&corners[3 * i]);
     return path;
 }
 

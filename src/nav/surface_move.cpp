@@ -6,6 +6,8 @@
 
 #include <DetourCommon.h>
 
+#include "nav/islands.hpp"
+
 namespace batchsim::nav {
 namespace {
 
@@ -59,12 +61,11 @@ std::optional<SurfaceMove> move_without_sliding(const dtNavMesh& mesh, const dtQ
         const dtPoly* poly = nullptr;
         mesh.getTileAndPolyByRefUnsafe(queue[next], &tile, &poly);
         float corners[3 * DT_VERTS_PER_POLYGON];
-        const int n = poly->vertCount;
-        for (int k = 0; k < n; ++k) dtVcopy(&corners[k * 3], &tile->verts[poly->verts[k] * 3]);
+        const int n = copy_polygon_corners(*tile, *poly, corners);
         if (dtPointInPolygon(end.data(), corners, n)) return SurfaceMove{queue[next], end};
         for (int i = 0, j = n - 1; i < n; j = i++) {
-            const float* p = &corners[j * 3];
-            const float* q = &corners[i * 3];
+            const float* p = &corners[std::size_t(j) * 3];
+            const float* q = &corners[std::size_t(i) * 3];
             const std::optional<float> cross = crossing(start, end, p, q);
             const std::vector<dtPolyRef> across = neighbours(mesh, filter, *tile, *poly, j);
             if (across.empty()) {  // a wall: stop where the segment meets it

@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path scratch_dir() {
-    const fs::path dir =
+    fs::path dir =
         fs::temp_directory_path() / ("batchsim_file_io_" + std::to_string(std::random_device{}()));
     fs::create_directories(dir);
     return dir;

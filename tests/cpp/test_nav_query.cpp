@@ -203,7 +203,9 @@ TEST_CASE("top-down view marks the navigable cells", "[nav_query]") {
     REQUIRE(view.rows == 100);
     REQUIRE(view.cols == 100);
     // Cell (r, c) is the point (c / 10, 0, r / 10): navigable for 0.2 <= x, z <= 9.8.
-    auto at = [&](int r, int c) { return view.navigable[std::size_t(r * view.cols + c)]; };
+    auto at = [&](std::size_t r, std::size_t c) {
+        return view.navigable[r * std::size_t(view.cols) + c];
+    };
     CHECK(at(50, 50) == 1);
     CHECK(at(0, 50) == 0);
     CHECK(at(50, 1) == 0);
