@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "core/check.hpp"
 #include "nav/nav_query.hpp"
@@ -213,4 +214,26 @@ TEST_CASE("top-down view marks the navigable cells", "[nav_query]") {
     CHECK(at(98, 98) == 1);
     CHECK(at(99, 99) == 0);
     CHECK_THROWS_AS(query.topdown_view(0, 0), Error);
+}
+
+TEST_CASE("query objects on several threads share one navmesh", "[nav_query]") {
+    const auto mesh = test::bake(test::floors({{0, 0, 20, 2}, {18, 0, 20, 20}}));
+    std::vector<Vec3> starts, ends;
+    Rng rng(3);
+    nav::NavQuery reference(mesh);
+    for (int i = 0; i < 400; ++i) starts.push_back(reference.random_point(rng));
+    for (int i = 0; i < 400; ++i) ends.push_back(reference.random_point(rng));
+    std::vector<float> expected;
+    for (std::size_t i = 0; i < starts.size(); ++i)
+        expected.push_back(reference.geodesic_distance(starts[i], ends[i]));
+    std::vector<std::vector<float>> results(4);
+    std::vector<std::thread> threads;
+    for (auto& result : results)
+        threads.emplace_back([&mesh, &starts, &ends, &result] {
+            nav::NavQuery query(mesh);  // one per thread; the mesh is shared read-only
+            for (std::size_t i = 0; i < starts.size(); ++i)
+                result.push_back(query.geodesic_distance(starts[i], ends[i]));
+        });
+    for (auto& thread : threads) thread.join();
+    for (const auto& result : results) CHECK(result == expected);
 }
