@@ -36,6 +36,11 @@ def _import(args: argparse.Namespace) -> int:
         chunk_triangles=args.chunk_triangles,
     )
     s = summarize(scene, args.out)
+    if args.topdown and scene.has_navmesh:
+        from batchsim.viz import topdown_image, write_png
+
+        write_png(args.topdown, topdown_image(scene.navmesh()))
+        print(f"top-down navmesh map: {args.topdown}")
     print(
         f"wrote {s.path}: {s.triangles} triangles, {s.vertices} vertices, {s.textures} textures, "
         f"navmesh {s.islands} islands / {s.navigable_area:.1f} m², {s.file_bytes / 1e6:.2f} MB "
@@ -59,6 +64,7 @@ def _add_import(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--axes", help="explicit axis mapping, e.g. x,z,-y (new x,y,z from old)")
     cmd.add_argument("--scale", type=float, default=1.0, help="multiply positions (to metres)")
     cmd.add_argument("--chunk-triangles", type=int, default=4096, help="triangles per chunk")
+    cmd.add_argument("--topdown", metavar="PNG", help="also draw the navmesh's top-down map")
     navmesh = cmd.add_mutually_exclusive_group()
     navmesh.add_argument("--navmesh", help="embed this Habitat .navmesh instead of baking")
     navmesh.add_argument("--no-navmesh", action="store_true", help="write no navmesh")

@@ -151,3 +151,26 @@ def test_bad_import_arguments(tmp_path):
         batchsim.import_scene(BOX_GLTF, tmp_path / "x", axes="x,x,z", bake_navmesh=False)
     with pytest.raises(batchsim.InvalidArgumentError):
         batchsim.import_scene(BOX_GLTF, tmp_path / "x", scale=0, bake_navmesh=False)
+
+
+def test_fbx_matches_the_same_model_in_obj(tmp_path):
+    # spider.fbx and spider.obj are one model in two formats: an independent count.
+    fbx = batchsim.import_scene(
+        MODELS / "FBX/spider.fbx", tmp_path / "f.bsscene", bake_navmesh=False
+    )
+    obj = batchsim.import_scene(SPIDER_OBJ, tmp_path / "o.bsscene", bake_navmesh=False)
+    assert fbx.triangle_count == obj.triangle_count == 1312
+
+
+def test_ifc_building_gets_a_walkable_navmesh(tmp_path):
+    # A real two-storey house (IFC, y up after Assimp): its floors and the ground are walkable.
+    scene = batchsim.import_scene(MODELS / "IFC/AC14-FZK-Haus.ifc", tmp_path / "haus.bsscene")
+    assert scene.triangle_count > 30000
+    lo, hi = scene.bounds
+    assert 5 < hi[1] - lo[1] < 10  # about 7 m tall
+    navmesh = scene.navmesh()
+    assert navmesh.navigable_area > 100
+    navmesh.seed(1)
+    a, b = navmesh.get_random_navigable_points(2, island_index=0)
+    distance = navmesh.geodesic_distance(a, b)
+    assert np.isfinite(distance) and distance >= np.linalg.norm(a - b) - 1e-3

@@ -1,0 +1,84 @@
+"""Pictures of what batchsim computes: PNG writing and top-down navmesh maps."""
+
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+import zlib
+
+import numpy as np
+
+# Top-down map colours (RGB): free floor, other islands' floor, everything else.
+NAVIGABLE = (236, 236, 228)
+OTHER_FLOOR = (190, 200, 225)
+BLOCKED = (48, 52, 60)
+
+
+def write_png(path: str | os.PathLike, image: np.ndarray) -> None:
+    """Writes an 8-bit grayscale [H, W] or RGB [H, W, 3] array as PNG, atomically."""
+    image = np.ascontiguousarray(image)
+    if (
+        image.dtype != np.uint8
+        or image.ndim not in (2, 3)
+        or (image.ndim == 3 and image.shape[2] != 3)
+    ):
+        raise ValueError(
+            f"expected uint8 [H, W] or [H, W, 3], got {image.dtype} {list(image.shape)}"
+        )
+    height, width = image.shape[:2]
+    colour_type = 2 if image.ndim == 3 else 0
+    rows = image.reshape(height, -1)
+    raw = b"".join(b"\x00" + row.tobytes() for row in rows)  # filter type 0 per row
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
+    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6))
+    data += chunk(b"IEND", b"")
+    directory = os.path.dirname(os.path.abspath(path))
+    with tempfile.NamedTemporaryFile("wb", dir=directory, delete=False) as f:
+        f.write(data)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(f.name, 0o666 & ~umask)  # a normal file's mode, not the temporary's 0600
+    os.replace(f.name, path)
+
+
+def _ground_island(navmesh) -> tuple[int, float]:
+    """The lowest of the large islands (>= 25% of the largest's area), and its height: the
+    ground floor rather than a roof that happens to be bigger."""
+    areas = [navmesh.island_area(i) for i in range(navmesh.num_islands)]
+    levels = []
+    for island, area in enumerate(areas):
+        if area >= 0.25 * max(areas):
+            navmesh.seed(0)
+            levels.append((float(navmesh.get_random_navigable_points(1, island)[0, 1]), island))
+    height, island = min(levels)
+    return island, height
+
+
+def topdown_image(
+    navmesh, meters_per_pixel: float = 0.05, height: float | None = None
+) -> np.ndarray:
+    """RGB top-down map of the navmesh at `height` (default: the ground floor's level).
+
+    Rows run along +z from the bounds' minimum, columns along +x (habitat-sim's
+    get_topdown_view). The ground island is light, other floor at that level blue-grey.
+    """
+    island, ground = _ground_island(navmesh)
+    height = ground if height is None else height
+    navigable = navmesh.get_topdown_view(meters_per_pixel, height)
+    image = np.empty((*navigable.shape, 3), np.uint8)
+    image[:] = BLOCKED
+    image[navigable] = OTHER_FLOOR
+    lo, _ = navmesh.get_bounds()
+    rows, cols = np.nonzero(navigable)
+    x, z = lo[0] + cols * meters_per_pixel, lo[2] + rows * meters_per_pixel
+    points = np.stack([x, np.full(len(rows), height), z], 1).astype(np.float32)
+    on_island = np.array([navmesh.get_island(p) == island for p in points], bool)
+    image[rows[on_island], cols[on_island]] = NAVIGABLE
+    return image
