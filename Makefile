@@ -14,6 +14,7 @@ setup:
 demo: setup
 	$(PYTHON) -m batchsim doctor
 	$(PYTHON) examples/quickstart.py
+	$(PYTHON) examples/navmesh_tour.py build/demo
 
 test: setup
 	$(MAKE) test-cpp

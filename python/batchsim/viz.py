@@ -48,7 +48,7 @@ def write_png(path: str | os.PathLike, image: np.ndarray) -> None:
     os.replace(f.name, path)
 
 
-def _ground_island(navmesh) -> tuple[int, float]:
+def ground_island(navmesh) -> tuple[int, float]:
     """The lowest of the large islands (>= 25% of the largest's area), and its height: the
     ground floor rather than a roof that happens to be bigger."""
     areas = [navmesh.island_area(i) for i in range(navmesh.num_islands)]
@@ -69,7 +69,7 @@ def topdown_image(
     Rows run along +z from the bounds' minimum, columns along +x (habitat-sim's
     get_topdown_view). The ground island is light, other floor at that level blue-grey.
     """
-    island, ground = _ground_island(navmesh)
+    island, ground = ground_island(navmesh)
     height = ground if height is None else height
     navigable = navmesh.get_topdown_view(meters_per_pixel, height)
     image = np.empty((*navigable.shape, 3), np.uint8)
