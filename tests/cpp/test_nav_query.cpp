@@ -228,6 +228,7 @@ TEST_CASE("query objects on several threads share one navmesh", "[nav_query]") {
         expected.push_back(reference.geodesic_distance(starts[i], ends[i]));
     std::vector<std::vector<float>> results(4);
     std::vector<std::thread> threads;
+    threads.reserve(results.size());
     for (auto& result : results)
         threads.emplace_back([&mesh, &starts, &ends, &result] {
             nav::NavQuery query(mesh);  // one per thread; the mesh is shared read-only
