@@ -7,29 +7,17 @@ over the top-down navmesh map (PNG). Usage: python examples/navmesh_tour.py [OUT
 
 from __future__ import annotations
 
-import itertools
 import sys
 from pathlib import Path
 
 import numpy as np
 
 import batchsim
-from batchsim.viz import ground_island, topdown_image, write_png
+from batchsim.viz import draw_path, ground_island, topdown_image, write_png
 
 HOUSE = Path("/usr/share/assimp/models/IFC/AC14-FZK-Haus.ifc")
 METERS_PER_PIXEL = 0.05
 PATH_COLOUR = (220, 60, 40)
-
-
-def draw_path(image: np.ndarray, navmesh, path: np.ndarray) -> None:
-    """Marks every pixel along the path's segments (sampled every half pixel)."""
-    lo, _ = navmesh.get_bounds()
-    for a, b in itertools.pairwise(path):
-        steps = max(2, int(2 * np.linalg.norm(b - a) / METERS_PER_PIXEL))
-        for t in np.linspace(0, 1, steps):
-            x, _, z = a + t * (b - a)
-            r, c = int((z - lo[2]) / METERS_PER_PIXEL), int((x - lo[0]) / METERS_PER_PIXEL)
-            image[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2] = PATH_COLOUR
 
 
 def main() -> None:
@@ -57,7 +45,7 @@ def main() -> None:
         f"{np.linalg.norm(goal - start):.2f} m straight, {len(path)} corners"
     )
     image = topdown_image(navmesh, METERS_PER_PIXEL, height=float(start[1]))
-    draw_path(image, navmesh, path)
+    draw_path(image, navmesh.get_bounds()[0], METERS_PER_PIXEL, path, PATH_COLOUR)
     write_png(out / "fzk-haus-path.png", image)
     print(f"map: {out / 'fzk-haus-path.png'}")
 

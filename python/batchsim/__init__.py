@@ -36,6 +36,8 @@ from batchsim.scenes import (
     navmesh_settings,
 )
 
+from batchsim import datasets  # noqa: E402  (Habitat PointNav-v1 files)
+
 Context = _core.Context
 Tensor = _core.Tensor
 list_devices = _core.list_devices
@@ -62,6 +64,7 @@ __all__ = [
     "VulkanError",
     "__version__",
     "cuda_status",
+    "datasets",
     "import_scene",
     "list_devices",
     "navmesh_settings",

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import struct
-import tempfile
 import zlib
 
 import numpy as np
+
+from batchsim._files import write_bytes_atomically
 
 # Top-down map colours (RGB): free floor, other islands' floor, everything else.
 NAVIGABLE = (236, 236, 228)
@@ -17,6 +19,11 @@ BLOCKED = (48, 52, 60)
 
 def write_png(path: str | os.PathLike, image: np.ndarray) -> None:
     """Writes an 8-bit grayscale [H, W] or RGB [H, W, 3] array as PNG, atomically."""
+    write_bytes_atomically(path, encode_png(image))
+
+
+def encode_png(image: np.ndarray) -> bytes:
+    """PNG bytes of an 8-bit grayscale [H, W] or RGB [H, W, 3] array (deterministic)."""
     image = np.ascontiguousarray(image)
     if (
         image.dtype != np.uint8
@@ -38,14 +45,7 @@ def write_png(path: str | os.PathLike, image: np.ndarray) -> None:
 
     header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
     data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6))
-    data += chunk(b"IEND", b"")
-    directory = os.path.dirname(os.path.abspath(path))
-    with tempfile.NamedTemporaryFile("wb", dir=directory, delete=False) as f:
-        f.write(data)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(f.name, 0o666 & ~umask)  # a normal file's mode, not the temporary's 0600
-    os.replace(f.name, path)
+    return data + chunk(b"IEND", b"")
 
 
 def ground_island(navmesh) -> tuple[int, float]:
@@ -82,3 +82,42 @@ def topdown_image(
     on_island = np.array([navmesh.get_island(p) == island for p in points], bool)
     image[rows[on_island], cols[on_island]] = NAVIGABLE
     return image
+
+
+def _pixel(lo, meters_per_pixel: float, point) -> tuple[int, int]:
+    """(row, col) of a world point on a top-down map whose corner is `lo` (bounds min)."""
+    return int((point[2] - lo[2]) / meters_per_pixel), int((point[0] - lo[0]) / meters_per_pixel)
+
+
+def draw_disc(image: np.ndarray, lo, meters_per_pixel: float, point, radius: int, colour) -> None:
+    """A filled disc of `radius` pixels at a world point."""
+    row, col = _pixel(lo, meters_per_pixel, point)
+    rr, cc = np.ogrid[: image.shape[0], : image.shape[1]]
+    image[(rr - row) ** 2 + (cc - col) ** 2 <= radius**2] = colour
+
+
+def draw_path(image: np.ndarray, lo, meters_per_pixel: float, path, colour, width: int = 1) -> None:
+    """A polyline through world points (e.g. NavMesh.find_path), sampled every half pixel."""
+    path = np.asarray(path, np.float64)
+    for a, b in itertools.pairwise(path):
+        steps = max(2, int(2 * np.linalg.norm(b - a) / meters_per_pixel))
+        for t in np.linspace(0, 1, steps):
+            row, col = _pixel(lo, meters_per_pixel, a + t * (b - a))
+            image[max(row - width, 0) : row + width + 1, max(col - width, 0) : col + width + 1] = (
+                colour
+            )
+
+
+def mosaic(
+    images: list[np.ndarray], columns: int, pad: int = 8, background=(255, 255, 255)
+) -> np.ndarray:
+    """Tiles RGB images of any sizes in a grid (row-major), each cell as large as the largest."""
+    rows = -(-len(images) // columns)
+    cell_h = max(i.shape[0] for i in images) + pad
+    cell_w = max(i.shape[1] for i in images) + pad
+    out = np.empty((rows * cell_h + pad, columns * cell_w + pad, 3), np.uint8)
+    out[:] = background
+    for index, image in enumerate(images):
+        top, left = pad + (index // columns) * cell_h, pad + (index % columns) * cell_w
+        out[top : top + image.shape[0], left : left + image.shape[1]] = image
+    return out
