@@ -28,6 +28,7 @@ except ImportError as exc:  # pragma: no cover - exercised only on broken instal
         "run `bash scripts/setup.sh` from a checkout to install everything."
     ) from exc
 
+from batchsim import datasets
 from batchsim.scenes import (
     NavMesh,
     NavMeshSettings,
@@ -35,8 +36,6 @@ from batchsim.scenes import (
     import_scene,
     navmesh_settings,
 )
-
-from batchsim import datasets  # noqa: E402  (Habitat PointNav-v1 files)
 
 Context = _core.Context
 Tensor = _core.Tensor
