@@ -26,6 +26,8 @@ SceneData build_scene(const std::filesystem::path& model, const SceneBuildOption
         scene.navmesh = nav::NavMesh::load(*options.navmesh_file)->habitat_bytes();
     else if (options.bake_navmesh)
         scene.navmesh = bake_scene_navmesh(scene, options.bake);
+    // The file name only: packed files do not depend on the folder they were built from.
+    scene.source = model.filename().string();
     return scene;
 }
 

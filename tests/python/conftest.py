@@ -29,3 +29,20 @@ def cuda_context() -> batchsim.Context:
     if not status["available"]:
         pytest.skip(f"no CUDA: {status['reason']}")
     return batchsim.Context(device="cuda:0", export="cuda")
+
+
+# A small procedural dataset, generated on first use and cached between sessions (under
+# build/, which git ignores; BATCHSIM_TEST_DATA moves it).
+TEST_DATASET = dict(num_scenes=3, seed=5, episodes_per_scene=20, triangle_budget=30_000)
+
+
+@pytest.fixture(scope="session")
+def procgen_dataset():
+    from pathlib import Path
+
+    from batchsim.procgen.build import DatasetConfig, ensure_dataset
+
+    root = Path(__file__).resolve().parents[2] / "build" / "test-data" / "procgen"
+    out = Path(os.environ.get("BATCHSIM_TEST_DATA", root))
+    manifest = ensure_dataset(out, DatasetConfig(**TEST_DATASET))
+    return out, manifest

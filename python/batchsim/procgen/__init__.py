@@ -1,0 +1,141 @@
+"""Procedural indoor scenes (apartments, offices) as GLB files for PointNav.
+
+>>> scene = generate_scene(seed=7, kind="office")
+>>> glb = write_scene(scene, "out", "office_7")
+>>> stats = build_scene_files(7, "out", "office_7", "office")  # GLB + .bsscene with navmesh
+
+Everything follows from the seed through one numpy Generator: the same arguments give
+byte-identical files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from batchsim._files import write_bytes_atomically
+from batchsim.errors import InvalidArgumentError
+from batchsim.procgen.assemble import assemble
+from batchsim.procgen.geometry import MeshData
+from batchsim.procgen.gltf import Material, encode_glb
+from batchsim.procgen.layout import make_layout
+from batchsim.procgen.placement import furnish
+from batchsim.procgen.textures import MATERIALS, VARIANTS, texture_png
+
+KINDS = ("apartment", "office")
+MIN_BUDGET = 10_000  # below this the walls and furniture alone do not fit
+MAX_BUDGET = 5_000_000  # far above any real scan; guards against typos
+
+
+@dataclasses.dataclass(frozen=True)
+class ProcScene:
+    """A generated scene: triangles per material, their materials, and what was built."""
+
+    seed: int
+    kind: str
+    rooms: int  # rooms in the plan, hallway or corridor included
+    doors: int
+    footprint: tuple[float, float]  # metres along x and z
+    triangle_count: int
+    meshes: tuple[MeshData, ...]
+    materials: dict[str, Material]
+
+    @property
+    def vertex_count(self) -> int:
+        return sum(len(m.positions) for m in self.meshes)
+
+    def glb_bytes(self) -> bytes:
+        return encode_glb(list(self.meshes), self.materials, f"{self.kind}_{self.seed}")
+
+
+def _check(seed, kind, triangle_budget) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidArgumentError(f"seed must be a non-negative int, got {seed!r}")
+    if kind not in KINDS:
+        raise InvalidArgumentError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    if not isinstance(triangle_budget, (int, np.integer)) or not (
+        MIN_BUDGET <= triangle_budget <= MAX_BUDGET
+    ):
+        raise InvalidArgumentError(
+            f"triangle_budget must be an int in [{MIN_BUDGET}, {MAX_BUDGET}], "
+            f"got {triangle_budget!r}"
+        )
+
+
+def generate_scene(
+    seed: int, kind: str = "apartment", triangle_budget: int = 150_000, *, ceiling: bool = True
+) -> ProcScene:
+    """A furnished single-floor `kind` scene of about `triangle_budget` triangles (y up)."""
+    _check(seed, kind, triangle_budget)
+    rng = np.random.default_rng(int(seed))
+    layout = make_layout(rng, kind)
+    pieces = furnish(layout, rng)
+    meshes = assemble(layout, pieces, int(triangle_budget), ceiling).build()
+    variants = {name: int(rng.integers(VARIANTS)) for name in sorted(MATERIALS)}
+    materials = {
+        name: Material(
+            name,
+            (1.0, 1.0, 1.0, 1.0),  # the colour is in the texture
+            texture_png(name, variants[name]),
+            MATERIALS[name].metallic,
+            MATERIALS[name].roughness,
+        )
+        for name in sorted(MATERIALS)
+    }
+    return ProcScene(
+        int(seed),
+        kind,
+        len(layout.rooms),
+        len(layout.doors),
+        layout.size,
+        sum(len(m.indices) for m in meshes),
+        tuple(meshes),
+        materials,
+    )
+
+
+def write_scene(scene: ProcScene, directory: str | os.PathLike, name: str) -> Path:
+    """Writes `<directory>/<name>.glb` atomically; returns its path."""
+    path = Path(directory) / f"{name}.glb"
+    write_bytes_atomically(path, scene.glb_bytes())
+    return path
+
+
+def build_scene_files(
+    seed: int,
+    directory: str | os.PathLike,
+    name: str,
+    kind: str = "apartment",
+    triangle_budget: int = 150_000,
+) -> dict:
+    """Generates a scene, writes `<name>.glb` and imports it into `<name>.bsscene` (navmesh
+    baked with Habitat's defaults); returns statistics."""
+    from batchsim.scenes import import_scene
+
+    started = time.perf_counter()
+    scene = generate_scene(seed, kind, triangle_budget)
+    generated = time.perf_counter()
+    glb = write_scene(scene, directory, name)
+    imported = import_scene(glb, Path(directory) / f"{name}.bsscene")
+    navmesh = imported.navmesh()
+    areas = [navmesh.island_area(i) for i in range(navmesh.num_islands)]
+    return {
+        "kind": kind,
+        "seed": int(seed),
+        "triangles": scene.triangle_count,
+        "rooms": scene.rooms,
+        "doors": scene.doors,
+        "footprint_m": list(scene.footprint),
+        "navigable_area": float(navmesh.navigable_area),
+        "islands": int(navmesh.num_islands),
+        "largest_island_share": float(max(areas) / sum(areas)) if areas else 0.0,
+        "generate_seconds": generated - started,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+__all__ = ["KINDS", "ProcScene", "build_scene_files", "generate_scene", "write_scene"]

@@ -1,0 +1,263 @@
+"""Single-floor floor plans: rooms as unions of grid rectangles, doors on shared walls.
+
+A plan is a label grid (CELL metres per cell, one room index per cell, -1 outside) plus
+the doors. Walls run along grid lines wherever the labels on both sides differ.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import numpy as np
+
+CELL = 0.5  # plan grid (m): coarse enough for quick wall extraction, fine enough for rooms
+DOOR_HEIGHT = 2.1  # m, a standard interior door
+DOOR_MARGIN = 0.3  # m of wall kept between a door and the wall's end (frames need room)
+
+
+@dataclasses.dataclass(frozen=True)
+class Room:
+    index: int
+    kind: str  # hallway, living, kitchen, bathroom, bedroom, corridor, office, ...
+    rects: tuple[tuple[float, float, float, float], ...]  # (x0, z0, x1, z1) metres
+
+    @property
+    def area(self) -> float:
+        return sum((x1 - x0) * (z1 - z0) for x0, z0, x1, z1 in self.rects)
+
+
+@dataclasses.dataclass(frozen=True)
+class Door:
+    rooms: tuple[int, int]
+    axis: int  # 0: the wall is the line x = `line` (door spans z); 1: the line z = `line`
+    line: float
+    start: float  # along the wall (m)
+    end: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    kind: str
+    labels: np.ndarray  # [nz, nx] int32 room index per CELL, -1 outside
+    rooms: tuple[Room, ...]
+    doors: tuple[Door, ...]
+    wall_thickness: float
+    wall_height: float
+
+    @property
+    def size(self) -> tuple[float, float]:
+        """Footprint (m) along x and z."""
+        return self.labels.shape[1] * CELL, self.labels.shape[0] * CELL
+
+
+def make_layout(rng: np.random.Generator, kind: str) -> Layout:
+    """A connected floor plan of `kind` ("apartment" or "office")."""
+    while True:  # rare rejections (too few rooms, no door fits): draw again
+        labels, kinds = _apartment(rng) if kind == "apartment" else _office(rng)
+        if kind == "apartment" and not 5 <= len(kinds) <= 9:
+            continue
+        doors = _doors(rng, labels, kinds)
+        if doors is not None:
+            break
+    rooms = tuple(Room(i, k, _rects(labels == i)) for i, k in enumerate(kinds))
+    height = rng.uniform(2.5, 2.8) if kind == "apartment" else rng.uniform(2.7, 3.0)
+    return Layout(kind, labels, rooms, tuple(doors), rng.uniform(0.1, 0.2), height)
+
+
+def _split(rng, start: int, stop: int, lo: int, hi: int) -> list[int]:
+    """Cut points splitting [start, stop) into pieces of lo..hi cells."""
+    cuts = [start]
+    while stop - cuts[-1] > hi:
+        room = stop - cuts[-1]
+        upper = min(hi, room - lo)
+        cuts.append(cuts[-1] + (int(rng.integers(lo, upper + 1)) if upper >= lo else room // 2))
+    return [*cuts, stop]
+
+
+def _fill_band(rng, labels, kinds, z0, z1, x0, x1, towards_hall_at_z0) -> None:
+    """Splits a band into rooms; some columns split in depth, and some of those halves
+    merge with the neighbouring column into L-shaped rooms."""
+    cuts = _split(rng, x0, x1, 6, 10)
+    previous_far = None  # the far half of the last column, if it was split in depth
+    for a, b in itertools.pairwise(cuts):
+        if z1 - z0 >= 10 and rng.random() < 0.45:
+            depth = int(rng.integers(4, 6))  # the far half: a bathroom or closet, 2-3 m
+            mid = z1 - depth if towards_hall_at_z0 else z0 + depth
+            near, far = ((z0, mid), (mid, z1)) if towards_hall_at_z0 else ((mid, z1), (z0, mid))
+            labels[near[0] : near[1], a:b] = len(kinds)
+            kinds.append("room")
+            labels[far[0] : far[1], a:b] = len(kinds)
+            kinds.append("bathroom")
+            previous_far = (far[0], a)  # a cell of that half
+            continue
+        room = len(kinds)
+        labels[z0:z1, a:b] = room
+        kinds.append("room")
+        if previous_far is not None and rng.random() < 0.6:  # L: absorb the neighbour's half
+            far_z, far_x = previous_far
+            labels[labels == labels[far_z, far_x]] = room
+        previous_far = None
+
+
+def _compact(labels: np.ndarray) -> np.ndarray:
+    """Renumbers rooms 0..n-1 in order of first appearance (row-major), -1 kept."""
+    order = list(dict.fromkeys(int(v) for v in labels.ravel() if v >= 0))
+    lookup = np.full(max(order) + 2, -1, np.int32)
+    lookup[order] = np.arange(len(order))
+    return lookup[labels]
+
+
+def _relabel(labels, kinds) -> tuple[np.ndarray, list[str]]:
+    order = list(dict.fromkeys(int(v) for v in labels.ravel() if v >= 0))
+    return _compact(labels), [kinds[i] for i in order]
+
+
+def _apartment(rng) -> tuple[np.ndarray, list[str]]:
+    """A hallway band with rooms on both sides; the hall may stop short of a big living
+    room spanning the full depth at one end."""
+    nx, nz = int(rng.integers(24, 37)), int(rng.integers(18, 27))
+    hall_w = int(rng.integers(3, 4))
+    hz = int(rng.integers(6, nz - hall_w - 6 + 1))
+    labels = np.full((nz, nx), -1, np.int32)
+    kinds = ["hallway"]
+    living_w = int(rng.integers(8, 12)) if rng.random() < 0.6 else 0
+    labels[hz : hz + hall_w, : nx - living_w] = 0
+    if living_w:
+        labels[:, nx - living_w :] = len(kinds)
+        kinds.append("living")
+    _fill_band(rng, labels, kinds, 0, hz, 0, nx - living_w, False)
+    _fill_band(rng, labels, kinds, hz + hall_w, nz, 0, nx - living_w, True)
+    if rng.random() < 0.4:  # a notch: the footprint is not always a rectangle
+        _notch(rng, labels, kinds)
+    labels, kinds = _relabel(labels, kinds)
+    return labels, _name_apartment_rooms(labels, kinds)
+
+
+def _name_apartment_rooms(labels, kinds) -> list[str]:
+    """Room kinds by size: the smallest are bathrooms and the kitchen, the largest is the
+    living room (unless the full-depth end room already is), the rest bedrooms."""
+    free = [i for i, k in enumerate(kinds) if k not in ("hallway", "living")]
+    free.sort(key=lambda i: (int((labels == i).sum()), i))
+    names = ["bathroom", "kitchen"] + (["bathroom"] if len(free) >= 6 else [])
+    kinds = list(kinds)
+    if "living" not in kinds:
+        kinds[free.pop()] = "living"
+    for i, room in enumerate(free):
+        kinds[room] = names[i] if i < len(names) else ("study" if i == len(free) - 1 else "bedroom")
+    return kinds
+
+
+def _notch(rng, labels, kinds) -> None:
+    """Removes a small corner room; if that cuts a room off, the plan is redrawn."""
+    nz, nx = labels.shape
+    for z, x in ((0, 0), (nz - 1, 0), (0, nx - 1), (nz - 1, nx - 1)):
+        room = labels[z, x]
+        if room >= 0 and kinds[room] == "room" and (labels == room).sum() <= 60:
+            labels[labels == room] = -1
+            return
+
+
+def _office(rng) -> tuple[np.ndarray, list[str]]:
+    """A corridor spine with offices on both sides; runs of offices merge into open-plan
+    areas and meeting rooms; sometimes a full-depth open-plan hall at one end."""
+    nx, nz = int(rng.integers(34, 51)), int(rng.integers(26, 37))
+    cw = int(rng.integers(4, 6))
+    cz = nz // 2 - cw // 2 + int(rng.integers(-2, 3))
+    labels = np.full((nz, nx), -1, np.int32)
+    kinds = ["corridor"]
+    hall_w = int(rng.integers(12, 17)) if rng.random() < 0.5 else 0
+    labels[cz : cz + cw, : nx - hall_w] = 0
+    if hall_w:
+        labels[:, nx - hall_w :] = len(kinds)
+        kinds.append("open_plan")
+    for z0, z1 in ((0, cz), (cz + cw, nz)):
+        cuts = _split(rng, 0, nx - hall_w, 6, 9)
+        i = 0
+        while i < len(cuts) - 1:
+            span = int(rng.choice([1, 1, 1, 2, 3])) if rng.random() < 0.5 else 1
+            j = min(i + span, len(cuts) - 1)
+            labels[z0:z1, cuts[i] : cuts[j]] = len(kinds)
+            kinds.append({1: "office", 2: "meeting"}.get(j - i, "open_plan"))
+            i = j
+    return _relabel(labels, kinds)
+
+
+def _rects(mask: np.ndarray) -> tuple[tuple[float, float, float, float], ...]:
+    """A room's cells as disjoint rectangles: maximal row runs merged down the rows."""
+    rects, open_runs = [], {}
+    for z in range(mask.shape[0] + 1):
+        row = mask[z] if z < mask.shape[0] else np.zeros(mask.shape[1], bool)
+        row_runs = set(runs(row))
+        for run in list(open_runs):
+            if run not in row_runs:
+                rects.append((run[0], open_runs.pop(run), run[1], z))
+        for run in sorted(row_runs):
+            open_runs.setdefault(run, z)
+    return tuple(sorted((x0 * CELL, z0 * CELL, x1 * CELL, z1 * CELL) for x0, z0, x1, z1 in rects))
+
+
+def runs(flags: np.ndarray) -> list[tuple[int, int]]:
+    """[start, stop) of each run of True."""
+    padded = np.concatenate([[False], flags, [False]])
+    edges = np.flatnonzero(padded[1:] != padded[:-1])
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+
+def shared_walls(labels: np.ndarray) -> dict[tuple[int, int], list[tuple[int, int, int, int]]]:
+    """For each adjacent room pair (a < b): wall runs (axis, line, start, stop) in cells."""
+    walls: dict[tuple[int, int], list] = {}
+    for axis, grid in ((0, labels), (1, labels.T)):  # axis 0: lines x = const
+        for line in range(1, grid.shape[1]):
+            a, b = grid[:, line - 1], grid[:, line]
+            pair_code = np.where(
+                (a != b) & (a >= 0) & (b >= 0), np.minimum(a, b) * 4096 + np.maximum(a, b), -1
+            )
+            for code in np.unique(pair_code[pair_code >= 0]):
+                for run in runs(pair_code == code):
+                    walls.setdefault((int(code) // 4096, int(code) % 4096), []).append(
+                        (axis, line, *run)
+                    )
+    return walls
+
+
+def _doors(rng, labels, kinds) -> list[Door] | None:
+    """A random spanning tree of the room graph (hall and corridor links first) plus a few
+    extra doors, so every room is reachable and some routes have alternatives."""
+    walls = shared_walls(labels)
+    pairs = sorted(p for p, runs in walls.items() if max(r[3] - r[2] for r in runs) * CELL >= 1.6)
+    hubs = {"hallway", "corridor"}
+    weight = [rng.random() + (0 if hubs & {kinds[a], kinds[b]} else 1) for a, b in pairs]
+    parent = list(range(len(kinds)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    chosen, spare = [], []
+    for k in np.argsort(weight, kind="stable"):
+        a, b = pairs[k]
+        if find(a) != find(b):
+            parent[find(a)] = find(b)
+            chosen.append(pairs[k])
+        else:
+            spare.append(pairs[k])
+    if len({find(i) for i in range(len(kinds))}) != 1:
+        return None
+    extra = int(rng.integers(1, 4)) + (len(kinds) // 6 if labels.shape[1] > 36 else 0)
+    if spare:
+        picks = rng.choice(len(spare), min(extra, len(spare)), replace=False)
+        chosen += [spare[i] for i in sorted(picks)]
+    return [_place_door(rng, walls[p], p, kinds) for p in chosen]
+
+
+def _place_door(rng, runs, pair, kinds) -> Door:
+    axis, line, start, stop = max(runs, key=lambda r: (r[3] - r[2], r))
+    wide = "open_plan" in (kinds[pair[0]], kinds[pair[1]])
+    width = rng.uniform(1.6, 2.0) if wide else rng.uniform(0.9, 1.2)
+    lo, hi = start * CELL + DOOR_MARGIN, stop * CELL - DOOR_MARGIN
+    width = min(width, hi - lo)
+    s = rng.uniform(lo, hi - width)
+    return Door(pair, axis, line * CELL, s, s + width)

@@ -1,0 +1,84 @@
+"""`batchsim procgen` end to end: scenes, Habitat-layout episodes, splits, cache, preview."""
+
+import json
+
+import numpy as np
+
+import batchsim
+from batchsim.cli import main
+from batchsim.datasets import check_episode, load_pointnav
+from batchsim.procgen.build import DatasetConfig, build_dataset, ensure_dataset, split_scenes
+from conftest import TEST_DATASET
+
+
+def test_layout_and_disjoint_splits(procgen_dataset):
+    out, manifest = procgen_dataset
+    splits = manifest["splits"]
+    assert [len(splits[s]) for s in ("train", "val", "test")] == [1, 1, 1]
+    names = [n for s in splits.values() for n in s]
+    assert len(names) == len(set(names)) == 3
+    for split, scenes in splits.items():
+        dataset = load_pointnav(
+            out / "pointnav" / split / f"{split}.json.gz", scenes_dir=out / "scene_datasets"
+        )
+        assert {e.scene_name for e in dataset.episodes} == set(scenes)
+        assert len(dataset) == 20 * len(scenes)
+        dataset.check_scenes()  # every scene_id resolves, Habitat-style, to a GLB on disk
+        for path in dataset.scene_paths().values():
+            assert path.with_suffix(".bsscene").is_file()
+
+
+def test_every_episode_satisfies_habitat_rules_through_the_navmesh(procgen_dataset):
+    out, manifest = procgen_dataset
+    dataset = load_pointnav(out / "pointnav/train", scenes_dir=out / "scene_datasets")
+    for scene_id in dataset.scene_ids:
+        navmesh = batchsim.Scene.load(
+            dataset.scene_path(scene_id).with_suffix(".bsscene")
+        ).navmesh()
+        for episode in dataset.episodes_for(scene_id):
+            assert check_episode(navmesh, episode) == []
+            assert 1.0 <= episode.geodesic_distance <= 30.0
+    for stats in manifest["scenes"].values():
+        assert stats["mean_geodesic_euclid_ratio"] >= 1.0
+
+
+def test_same_seed_same_bytes(tmp_path, procgen_dataset):
+    out, _ = procgen_dataset
+    config = DatasetConfig(**{**TEST_DATASET, "num_scenes": 3})
+    build_dataset(tmp_path, config)
+    files = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert files == sorted(
+        p.relative_to(out) for p in out.rglob("*") if p.is_file() and p.name != "preview.png"
+    )
+    for relative in files:
+        if relative.name != "manifest.json":  # holds the generation time
+            assert (tmp_path / relative).read_bytes() == (out / relative).read_bytes(), relative
+
+
+def test_cache_is_reused_until_the_config_changes(tmp_path):
+    small = DatasetConfig(num_scenes=3, seed=1, episodes_per_scene=2, triangle_budget=20_000)
+    first = ensure_dataset(tmp_path, small)
+    assert ensure_dataset(tmp_path, small)["seconds"] == first["seconds"]  # not regenerated
+    other = ensure_dataset(tmp_path, DatasetConfig(**{**small.__dict__, "seed": 2}))
+    assert other["config"]["seed"] == 2
+    assert json.loads((tmp_path / "manifest.json").read_text())["config"]["seed"] == 2
+
+
+def test_split_assignment():
+    names = [f"s{i}" for i in range(10)]
+    splits = split_scenes(names, (0.8, 0.1, 0.1))
+    assert [len(splits[k]) for k in ("train", "val", "test")] == [8, 1, 1]
+    assert [n for k in ("train", "val", "test") for n in splits[k]] == names
+
+
+def test_cli_procgen_with_preview(tmp_path, capsys):
+    out = tmp_path / "ds"
+    args = ["procgen", "--num-scenes", "3", "--seed", "9", "--episodes-per-scene", "3"]
+    assert main([*args, "--triangle-budget", "20000", "--out", str(out), "--preview"]) == 0
+    assert "9 episodes" in capsys.readouterr().out
+    png = (out / "preview.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = np.frombuffer(png[16:24], ">u4")
+    assert width > 100 and height > 100
+    assert main([*args, "--num-scenes", "2", "--out", str(out)]) == 2
+    assert "num_scenes must be >= 3" in capsys.readouterr().err
