@@ -15,6 +15,7 @@ demo: setup
 	$(PYTHON) -m batchsim doctor
 	$(PYTHON) examples/quickstart.py
 	$(PYTHON) examples/navmesh_tour.py build/demo
+	$(PYTHON) -m batchsim procgen --out data/procgen --preview
 
 test: setup
 	$(MAKE) test-cpp

@@ -94,7 +94,7 @@ def _parse_bool(text: str) -> bool:
 
 
 def _procgen(args: argparse.Namespace) -> int:
-    from batchsim.procgen.build import DatasetConfig, build_dataset
+    from batchsim.procgen.build import DatasetConfig, build_dataset, ensure_dataset
     from batchsim.procgen.preview import write_preview
 
     config = DatasetConfig(
@@ -103,11 +103,11 @@ def _procgen(args: argparse.Namespace) -> int:
         episodes_per_scene=args.episodes_per_scene,
         triangle_budget=args.triangle_budget,
     )
-    manifest = build_dataset(args.out, config)
+    manifest = (build_dataset if args.force else ensure_dataset)(args.out, config)
     scenes = manifest["scenes"].values()
     print(
         f"wrote {len(scenes)} scenes and {sum(s['episodes'] for s in scenes)} episodes to "
-        f"{args.out} in {manifest['seconds']:.1f} s "
+        f"{args.out} (generated in {manifest['seconds']:.1f} s) "
         f"(splits: {', '.join(f'{k} {len(v)}' for k, v in manifest['splits'].items())})"
     )
     if args.preview:
@@ -133,6 +133,9 @@ def _add_procgen(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--triangle-budget", type=int, default=defaults.triangle_budget)
     cmd.add_argument("--out", default="data/procgen", help="output folder (default data/procgen)")
     cmd.add_argument("--preview", action="store_true", help="also write OUT/preview.png")
+    cmd.add_argument(
+        "--force", action="store_true", help="regenerate even if OUT holds this dataset already"
+    )
     cmd.set_defaults(handler=_procgen)
 
 
