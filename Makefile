@@ -53,6 +53,7 @@ bench: setup
 	mkdir -p benchmarks/results
 	$(PYTHON) benchmarks/bench_export.py --out benchmarks/results/export_$(shell hostname).json
 	$(PYTHON) benchmarks/bench_assets.py --out benchmarks/results/assets_$(shell hostname).json
+	$(PYTHON) benchmarks/bench_procgen.py --out benchmarks/results/procgen_$(shell hostname).json
 
 # ---- fuzzing (libFuzzer, clang-14): one harness per fuzz/fuzz_<name>.cpp, seeds in
 # fuzz/corpus/<name>/. Runs work on copies under $(FUZZ_BUILD); fuzz/corpus stays untouched.
