@@ -105,10 +105,11 @@ def _procgen(args: argparse.Namespace) -> int:
     )
     manifest = (build_dataset if args.force else ensure_dataset)(args.out, config)
     scenes = manifest["scenes"].values()
+    splits = ", ".join(f"{k} {len(manifest['splits'][k])}" for k in ("train", "val", "test"))
     print(
         f"wrote {len(scenes)} scenes and {sum(s['episodes'] for s in scenes)} episodes to "
         f"{args.out} (generated in {manifest['seconds']:.1f} s) "
-        f"(splits: {', '.join(f'{k} {len(v)}' for k, v in manifest['splits'].items())})"
+        f"(splits: {splits})"
     )
     if args.preview:
         preview = os.path.join(args.out, "preview.png")
