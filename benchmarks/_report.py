@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+
+from batchsim._files import write_bytes_atomically
 
 
 def emit(report: dict, out: str | None) -> None:
@@ -12,7 +12,4 @@ def emit(report: dict, out: str | None) -> None:
     text = json.dumps(report, indent=2)
     print(text)
     if out:
-        directory = os.path.dirname(os.path.abspath(out))
-        with tempfile.NamedTemporaryFile("w", dir=directory, delete=False) as f:
-            f.write(text + "\n")
-        os.replace(f.name, out)
+        write_bytes_atomically(out, (text + "\n").encode())
