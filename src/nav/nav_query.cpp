@@ -10,19 +10,13 @@
 #include "core/strings.hpp"
 #include "nav/habitat_format.hpp"
 #include "nav/islands.hpp"
+#include "nav/nav_query_impl.hpp"
+#include "nav/search_certificate.hpp"
 #include "nav/surface_move.hpp"
 
 namespace batchsim::nav {
 namespace {
 
-// Half extents of the box searched when snapping a point to the navmesh (habitat-sim's
-// polyPickExt): generous vertically, so points at camera height still snap to the floor.
-constexpr float kSnapExtents[3] = {2.0f, 4.0f, 2.0f};
-// habitat-sim's limits: polygons on one path (longer paths count as unreachable), A* nodes,
-// and polygons one try_step may cross.
-constexpr int kMaxPathPolys = 256;
-constexpr int kNodePoolSize = 2048;
-constexpr int kMaxStepPolys = 256;
 // is_navigable: the snapped point must be within this horizontal distance (habitat-sim).
 constexpr float kNavigableXzEps = 0.01f;
 // try_step: a result that snaps onto another island (through an infinitely thin wall) is
@@ -30,6 +24,7 @@ constexpr float kNavigableXzEps = 0.01f;
 constexpr float kThinWallNudge = 1e-4f;
 // find_path: endpoints this close in every coordinate are the same point (length 0).
 constexpr float kSamePointEps = 1e-5f;
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
 
 Vec3 to_vec(const float* v) {
     return {v[0], v[1], v[2]};
@@ -56,26 +51,11 @@ bool same_point(const Vec3& a, const Vec3& b) {
 
 }  // namespace
 
-struct NavQuery::Impl {
-    std::shared_ptr<const NavMesh> mesh;
-    std::unique_ptr<dtNavMeshQuery, void (*)(dtNavMeshQuery*)> query{dtAllocNavMeshQuery(),
-                                                                     dtFreeNavMeshQuery};
-    dtQueryFilter filter = habitat_filter();
-
-    struct Snapped {
-        dtPolyRef ref = 0;
-        Vec3 point{};
-    };
-    Snapped nearest(const Vec3& point, const float* extents) const;
-    Snapped nearest_in_island(const Vec3& point, int island) const;
-    float height_on(dtPolyRef ref, const Vec3& point) const;
-    std::optional<SurfaceMove> move(const Snapped& from, const Vec3& end, bool allow_sliding);
-    Vec3 nudge_towards_centre(dtPolyRef ref, const Vec3& point) const;
-};
-
 NavQuery::NavQuery(std::shared_ptr<const NavMesh> mesh) : impl_(std::make_unique<Impl>()) {
     BATCHSIM_CHECK(mesh != nullptr, InvalidArgument, "NavQuery needs a navmesh");
     impl_->mesh = std::move(mesh);
+    impl_->filter = habitat_filter();
+    impl_->node_scratch.resize(certify_scratch_size(kNodePoolSize));
     BATCHSIM_CHECK(
         impl_->query && dtStatusSucceed(impl_->query->init(&impl_->mesh->detour(), kNodePoolSize)),
         Internal, "out of memory creating a navmesh query");
@@ -192,38 +172,65 @@ Vec3 NavQuery::random_point(Rng& rng, int island) {
     return out;
 }
 
+std::optional<float> NavQuery::Impl::settled_distance(const Snapped& from,
+                                                      const Snapped& to) const {
+    if (from.ref == 0 || to.ref == 0) return kInfinity;
+    if (same_point(from.point, to.point)) return dtVdist(from.point.data(), to.point.data());
+    if (mesh->islands().island_of(from.ref) != mesh->islands().island_of(to.ref)) return kInfinity;
+    return std::nullopt;
+}
+
+bool NavQuery::Impl::search(const Snapped& from, const Snapped& to, dtPolyRef* polys, int* count) {
+    // Like habitat-sim, anything but a complete search (partial path, node pool or buffer
+    // exhausted) counts as unreachable.
+    return query->findPath(from.ref, to.ref, from.point.data(), to.point.data(), &filter, polys,
+                           count, kMaxPathPolys) == DT_SUCCESS;
+}
+
+int NavQuery::Impl::straight_path(const Vec3& start, const Vec3& end, const dtPolyRef* polys,
+                                  int count, float* corners) const {
+    int corner_count = 0;
+    if (query->findStraightPath(start.data(), end.data(), polys, count, corners, nullptr, nullptr,
+                                &corner_count, kMaxPathPolys) != DT_SUCCESS)
+        return 0;
+    return corner_count;
+}
+
+float NavQuery::Impl::path_length(const Vec3& start, const Vec3& end, const dtPolyRef* polys,
+                                  int count) const {
+    float corners[3 * kMaxPathPolys];
+    const int corner_count = straight_path(start, end, polys, count, corners);
+    if (corner_count == 0) return kInfinity;
+    double length = 0;
+    for (std::size_t i = 1; i < std::size_t(corner_count); ++i)
+        length += dtVdist(&corners[3 * (i - 1)], &corners[3 * i]);
+    return static_cast<float>(length);
+}
+
 std::vector<Vec3> NavQuery::find_path(const Vec3& start, const Vec3& end) {
     const Impl::Snapped from = impl_->nearest(start, kSnapExtents);
     const Impl::Snapped to = impl_->nearest(end, kSnapExtents);
-    const Islands& islands = impl_->mesh->islands();
-    if (from.ref == 0 || to.ref == 0) return {};
-    if (same_point(from.point, to.point)) return {from.point, to.point};
-    if (islands.island_of(from.ref) != islands.island_of(to.ref)) return {};
+    const std::optional<float> settled = impl_->settled_distance(from, to);
+    if (settled)
+        return std::isinf(*settled) ? std::vector<Vec3>{} : std::vector{from.point, to.point};
     dtPolyRef polys[kMaxPathPolys];
     int poly_count = 0;
-    // Like habitat-sim, anything but a complete search (partial path, node pool or buffer
-    // exhausted) counts as unreachable.
-    if (impl_->query->findPath(from.ref, to.ref, from.point.data(), to.point.data(), &impl_->filter,
-                               polys, &poly_count, kMaxPathPolys) != DT_SUCCESS)
-        return {};
+    if (!impl_->search(from, to, polys, &poly_count)) return {};
     float corners[3 * kMaxPathPolys];
-    int corner_count = 0;
-    if (impl_->query->findStraightPath(start.data(), end.data(), polys, poly_count, corners,
-                                       nullptr, nullptr, &corner_count,
-                                       kMaxPathPolys) != DT_SUCCESS)
-        return {};
+    const int corner_count = impl_->straight_path(start, end, polys, poly_count, corners);
     std::vector<Vec3> path(static_cast<std::size_t>(corner_count));
     for (std::size_t i = 0; i < path.size(); ++i) path[i] = to_vec(&corners[3 * i]);
     return path;
 }
 
 float NavQuery::geodesic_distance(const Vec3& start, const Vec3& end) {
-    const std::vector<Vec3> path = find_path(start, end);
-    if (path.empty()) return std::numeric_limits<float>::infinity();
-    double length = 0;
-    for (std::size_t i = 1; i < path.size(); ++i)
-        length += dtVdist(path[i - 1].data(), path[i].data());
-    return static_cast<float>(length);
+    const Impl::Snapped from = impl_->nearest(start, kSnapExtents);
+    const Impl::Snapped to = impl_->nearest(end, kSnapExtents);
+    if (const std::optional<float> settled = impl_->settled_distance(from, to)) return *settled;
+    dtPolyRef polys[kMaxPathPolys];
+    int poly_count = 0;
+    if (!impl_->search(from, to, polys, &poly_count)) return kInfinity;
+    return impl_->path_length(start, end, polys, poly_count);
 }
 
 Vec3 NavQuery::try_step(const Vec3& start, const Vec3& end, bool allow_sliding) {

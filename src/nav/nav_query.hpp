@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/random.hpp"
+#include "nav/goal_corridor.hpp"
 #include "nav/navmesh.hpp"
 
 namespace batchsim::nav {
@@ -44,6 +45,17 @@ public:
     std::vector<Vec3> find_path(const Vec3& start, const Vec3& end);
     // Length of find_path's path; +inf when unreachable, never NaN.
     float geodesic_distance(const Vec3& start, const Vec3& end);
+    // Starts tracking `goal` in `corridor` (drops any cached path).
+    void set_goal(GoalCorridor& corridor, const Vec3& goal);
+    // geodesic_distance(start, corridor goal). Exact: a fresh search, bit-identical to
+    // geodesic_distance(); the cache is left alone. Otherwise the same value (bit for bit in
+    // every measured walk), cheaper: it string-pulls the rest of the previous search's
+    // corridor from the start's polygon on where a fresh search is shown to return that rest
+    // (search_certificate.hpp), skips findNearestPoly where its answer is known
+    // (start_snap.hpp; this NavQuery then keeps about 40 bytes per polygon), and answers a
+    // repeated start from memory. Throws Error(InvalidArgument) unless set_goal was called on
+    // `corridor` by a NavQuery of this navmesh.
+    float geodesic_distance(const Vec3& start, GoalCorridor& corridor, bool exact = false);
     // Moves from `start` towards `end` on the surface. With sliding the agent slides along
     // walls it hits; without it stops at the first wall. Returns the position reached, or
     // `start` unchanged when either end is off the navmesh or they lie on different islands.

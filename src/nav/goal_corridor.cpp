@@ -1,0 +1,87 @@
+// NavQuery's geodesic distances to a goal tracked in a GoalCorridor.
+#include <bit>
+#include <cstdint>
+#include <limits>
+
+#include "core/check.hpp"
+#include "nav/goal_corridor.hpp"
+#include "nav/nav_query.hpp"
+#include "nav/nav_query_impl.hpp"
+#include "nav/search_certificate.hpp"
+#include "nav/start_snap.hpp"
+
+namespace batchsim::nav {
+
+namespace {
+
+constexpr float kUnreachable = std::numeric_limits<float>::infinity();
+
+bool same_bits(const Vec3& a, const Vec3& b) {
+    for (int i = 0; i < 3; ++i)
+        if (std::bit_cast<std::uint32_t>(a[i]) != std::bit_cast<std::uint32_t>(b[i])) return false;
+    return true;
+}
+
+}  // namespace
+
+static_assert(GoalCorridor::kMaxPolys == kMaxPathPolys);
+
+NavQuery::Impl::Snapped NavQuery::Impl::snap_start(GoalCorridor& corridor, const Vec3& start) {
+    Snapped out;
+    if (!start_snap.snap(*query, filter, corridor.start_poly, start, out.ref, out.point))
+        out = nearest(start, kSnapExtents);
+    corridor.start_poly = out.ref;
+    return out;
+}
+
+void NavQuery::set_goal(GoalCorridor& corridor, const Vec3& goal) {
+    const Impl::Snapped snapped = impl_->nearest(goal, kSnapExtents);
+    corridor.mesh = impl_->mesh.get();
+    corridor.goal = goal;
+    corridor.goal_point = snapped.point;
+    corridor.goal_poly = snapped.ref;
+    corridor.poly_count = 0;
+    corridor.rival_count = 0;
+    corridor.start_poly = 0;  // may be another mesh's
+    corridor.has_last = false;
+}
+
+float NavQuery::geodesic_distance(const Vec3& start, GoalCorridor& corridor, bool exact) {
+    BATCHSIM_CHECK(corridor.mesh == impl_->mesh.get(), InvalidArgument,
+                   "GoalCorridor: call set_goal with a NavQuery of this navmesh first");
+    if (exact) return impl_->distance_to_goal(start, corridor);
+    if (corridor.has_last && same_bits(start, corridor.last_start)) return corridor.last_distance;
+    corridor.last_distance = impl_->reuse_distance_to_goal(start, corridor);
+    corridor.last_start = start;
+    corridor.has_last = true;
+    return corridor.last_distance;
+}
+
+float NavQuery::Impl::distance_to_goal(const Vec3& start, const GoalCorridor& corridor) {
+    const Snapped from = nearest(start, kSnapExtents);
+    const Snapped to{corridor.goal_poly, corridor.goal_point};
+    if (const std::optional<float> settled = settled_distance(from, to)) return *settled;
+    dtPolyRef polys[kMaxPathPolys];
+    int count = 0;
+    if (!search(from, to, polys, &count)) return kUnreachable;
+    return path_length(start, corridor.goal, polys, count);
+}
+
+float NavQuery::Impl::reuse_distance_to_goal(const Vec3& start, GoalCorridor& corridor) {
+    const Snapped from = snap_start(corridor, start);
+    const Snapped to{corridor.goal_poly, corridor.goal_point};
+    if (const std::optional<float> settled = settled_distance(from, to)) return *settled;
+    int first = repeated_suffix(corridor, mesh->detour(), filter, from.ref, from.point);
+    if (first < 0) {
+        first = 0;
+        if (!search(from, to, corridor.polys.data(), &corridor.poly_count)) {
+            corridor.poly_count = 0;
+            return kUnreachable;
+        }
+        certify_search(*query, filter, corridor, node_scratch);
+    }
+    return path_length(start, corridor.goal, corridor.polys.data() + first,
+                       corridor.poly_count - first);
+}
+
+}  // namespace batchsim::nav

@@ -1,0 +1,51 @@
+// GoalCorridor: what NavQuery keeps per agent to answer repeated geodesic distances to one
+// fixed goal cheaply (NavQuery::set_goal, NavQuery::geodesic_distance(start, corridor)).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "nav/navmesh.hpp"
+
+namespace batchsim::nav {
+
+// Per-agent state for repeated geodesic distances to one fixed goal (plain data, one per
+// environment; holds no pointers into a NavQuery, so any thread's NavQuery for the same
+// NavMesh may use it).
+struct GoalCorridor {
+    static constexpr int kMaxPolys = 256;  // habitat-sim's longest path, in polygons
+    static constexpr int kMaxRivals = 16;  // other exits of the start polygon a reuse can check
+
+    // Another exit of the cached search's start polygon: a new search from there expands
+    // nothing new behind it while cost(start -> mid) + bound exceeds the goal's cost.
+    struct Rival {
+        Vec3 mid{};       // Detour's node position: the midpoint of the shared edge
+        float bound = 0;  // total of its cheapest unexpanded node, less its cost from the start
+    };
+
+    const NavMesh* mesh = nullptr;  // the mesh set_goal snapped on; compared, never dereferenced
+    Vec3 goal{};                    // as given: paths end at its projection on goal_poly
+    Vec3 goal_point{};              // the goal snapped to the navmesh
+    std::uint32_t goal_poly = 0;    // Detour polygon ref; 0 when the goal is off the navmesh
+
+    // The last corridor-mode search: its polygons from its start polygon to goal_poly, and
+    // what a later search must check to reuse them (search_certificate.hpp).
+    std::array<std::uint32_t, kMaxPolys> polys{};
+    int poly_count = 0;  // 0: nothing cached
+    // to_goal[j]: the goal's cost less that of reaching polys[j + 1], where a search from
+    // polys[j] was shown to repeat the rest of the corridor; NaN where it was not.
+    std::array<float, kMaxPolys> to_goal{};
+    std::array<Rival, kMaxRivals> rivals{};  // the other exits of polys[0]
+    int rival_count = 0;
+
+    // The polygon the last start snapped onto: start_snap.hpp's guess for the next start.
+    std::uint32_t start_poly = 0;
+
+    // The last corridor-mode answer: agents pushing against a wall ask again from the same
+    // point, and the same inputs give the same answer.
+    Vec3 last_start{};
+    float last_distance = 0;
+    bool has_last = false;
+};
+
+}  // namespace batchsim::nav

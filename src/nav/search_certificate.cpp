@@ -1,0 +1,339 @@
+#include "nav/search_certificate.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+#include <DetourCommon.h>
+#include <DetourNode.h>
+
+#include "nav/islands.hpp"
+
+namespace batchsim::nav {
+namespace {
+
+// Node roots: the index of the ring node a node hangs from, or one of these.
+constexpr int kUnlabelled = 0;
+constexpr int kStart = -1;
+constexpr int kWinner = -2;  // the goal's root: the corridor and everything hanging below it
+// Margin on every "stays out of reach" comparison, in metres: re-offsetting a cost (a float
+// sum of at most 256 terms of a few metres) by a new start rounds by far less than this.
+constexpr float kRoundingMargin = 1e-3f;
+// Detour's A* heuristic is the straight distance to the goal times this (H_SCALE).
+constexpr float kHeuristicScale = 0.999f;
+constexpr float kUnproven = std::numeric_limits<float>::quiet_NaN();
+
+static_assert(sizeof(dtPolyRef) == sizeof(std::uint32_t), "GoalCorridor stores 32-bit refs");
+
+struct Polygon {
+    const dtMeshTile* tile = nullptr;
+    const dtPoly* poly = nullptr;
+};
+
+Polygon polygon(const dtNavMesh& mesh, dtPolyRef ref) {
+    Polygon out;
+    mesh.getTileAndPolyByRefUnsafe(ref, &out.tile, &out.poly);
+    return out;
+}
+
+// dtQueryFilter::passFilter, which Debian's Detour does not export.
+bool walkable(const dtQueryFilter& filter, const dtPoly& poly) {
+    return (poly.flags & filter.getIncludeFlags()) != 0 &&
+           (poly.flags & filter.getExcludeFlags()) == 0;
+}
+
+// The "direct edge from the start is cheapest" argument needs costs equal to lengths.
+bool unit_area_costs(const dtQueryFilter& filter) {
+    for (int area = 0; area < DT_MAX_AREAS; ++area)
+        if (filter.getAreaCost(area) != 1.0f) return false;
+    return true;
+}
+
+// dtNavMeshQuery::getEdgeMidPoint (private there), float for float: the midpoint of the
+// portal of the first link from `from` to `to`. False for off-mesh connections.
+bool edge_midpoint(const dtNavMesh& mesh, const Polygon& from, dtPolyRef to, Vec3& mid) {
+    const dtMeshTile& tile = *from.tile;
+    for (unsigned k = from.poly->firstLink; k != DT_NULL_LINK; k = tile.links[k].next) {
+        const dtLink& link = tile.links[k];
+        if (link.ref != to) continue;
+        if (from.poly->getType() == DT_POLYTYPE_OFFMESH_CONNECTION ||
+            polygon(mesh, to).poly->getType() == DT_POLYTYPE_OFFMESH_CONNECTION)
+            return false;
+        const float* v0 = polygon_corner(tile, *from.poly, link.edge);
+        const float* v1 = polygon_corner(tile, *from.poly, (link.edge + 1) % from.poly->vertCount);
+        float left[3], right[3];
+        dtVcopy(left, v0);
+        dtVcopy(right, v1);
+        if (link.side != 0xff && (link.bmin != 0 || link.bmax != 255)) {
+            const float s = 1.0f / 255.0f;
+            dtVlerp(left, v0, v1, float(link.bmin) * s);
+            dtVlerp(right, v0, v1, float(link.bmax) * s);
+        }
+        for (int i = 0; i < 3; ++i) mid[i] = (left[i] + right[i]) * 0.5f;
+        return true;
+    }
+    return false;
+}
+
+// The search tree findPath left in the node pool; nodes are named by 1-based pool index.
+struct Tree {
+    Tree(dtNodePool& node_pool, std::span<int> scratch)
+        : pool(node_pool),
+          roots(scratch.first(size() + 1)),
+          depths(scratch.subspan(size() + 1, size() + 1)),
+          neighbour_of(scratch.subspan(2 * std::size_t(size() + 1), 2 * std::size_t(size() + 1))) {}
+    dtNodePool& pool;
+    std::span<int> roots;   // kStart, kWinner or the root's index
+    std::span<int> depths;  // the corridor index where the node's chain of parents meets it
+    // Per node, two corridor indices j >= 1 whose polygon has the node as a neighbour (0: none).
+    std::span<int> neighbour_of;
+    unsigned start = 0;
+    unsigned goal = 0;
+    unsigned path[GoalCorridor::kMaxPolys] = {};  // corridor index -> node
+    bool one_tile = true;  // every touch stayed inside one tile (all node states 0)
+
+    [[nodiscard]] unsigned size() const { return static_cast<unsigned>(pool.getNodeCount()); }
+    [[nodiscard]] const dtNode& node(unsigned i) const {
+        assert(i >= 1 && i <= size());
+        return pool.getNodeAtIdx(1)[i - 1];
+    }
+    [[nodiscard]] bool on_path(unsigned i) const { return path[depths[i]] == i; }
+};
+
+// findPath keeps one node per polygon and tile side it was entered across.
+unsigned node_across(dtNodePool& pool, const dtLink& link) {
+    const unsigned char side = link.side != 0xff ? link.side >> 1 : 0;
+    return pool.getNodeIdx(pool.findNode(link.ref, side));
+}
+
+// The goal polygon's node that findPath popped (it stops at the first).
+unsigned popped_node(dtNodePool& pool, dtPolyRef ref) {
+    dtNode* nodes[DT_MAX_STATES_PER_NODE];
+    const unsigned count = pool.findNodes(ref, nodes, DT_MAX_STATES_PER_NODE);
+    for (unsigned i = 0; i < count; ++i)
+        if (nodes[i]->flags & DT_NODE_CLOSED) return pool.getNodeIdx(nodes[i]);
+    return 0;
+}
+
+// Labels every node with its root and depth; false unless the goal's chain is the corridor.
+bool label_tree(Tree& t, const GoalCorridor& corridor) {
+    std::fill(t.roots.begin(), t.roots.end(), kUnlabelled);
+    t.roots[t.start] = kStart;
+    t.depths[t.start] = 0;
+    t.path[0] = t.start;
+    int index = corridor.poly_count - 1;
+    for (unsigned i = t.goal; i != t.start; i = t.node(i).pidx, --index) {
+        if (i == 0 || index < 1 || t.node(i).id != corridor.polys[index]) return false;
+        t.roots[i] = kWinner;
+        t.depths[i] = index;
+        t.path[index] = i;
+    }
+    if (index != 0) return false;
+    for (unsigned i = 1; i <= t.size(); ++i) {
+        t.one_tile = t.one_tile && t.node(i).state == 0;
+        if (t.roots[i] == kUnlabelled && t.node(i).pidx == t.start)
+            t.roots[i] = int(i), t.depths[i] = 0;
+    }
+    for (unsigned i = 1; i <= t.size(); ++i) {
+        unsigned top = i;
+        while (top != 0 && t.roots[top] == kUnlabelled) top = t.node(top).pidx;
+        if (top == 0) return false;
+        for (unsigned k = i; t.roots[k] == kUnlabelled; k = t.node(k).pidx)
+            t.roots[k] = t.roots[top], t.depths[k] = t.depths[top];
+    }
+    return true;
+}
+
+// Calls visit(a, b) for every touch findPath made: expanded node a looked at neighbour b.
+template <typename Visit>
+bool for_each_touch(Tree& t, const dtNavMesh& mesh, const dtQueryFilter& filter, Visit&& visit) {
+    for (unsigned a = 1; a <= t.size(); ++a) {
+        const dtNode& node = t.node(a);
+        if (!(node.flags & DT_NODE_CLOSED) || a == t.goal) continue;  // the goal is not expanded
+        if (a != t.start && node.pidx == 0) return false;
+        const dtPolyRef parent = a == t.start ? 0 : t.node(node.pidx).id;  // not looked at
+        const Polygon here = polygon(mesh, node.id);
+        for (unsigned k = here.poly->firstLink; k != DT_NULL_LINK; k = here.tile->links[k].next) {
+            const dtLink& link = here.tile->links[k];
+            if (link.ref == 0 || link.ref == parent) continue;
+            const unsigned b = node_across(t.pool, link);
+            if (b == 0) {  // never looked at, as findPath skips unwalkable polygons
+                if (walkable(filter, *polygon(mesh, link.ref).poly)) return false;
+                continue;
+            }
+            t.one_tile = t.one_tile && link.side == 0xff;
+            visit(a, b);
+        }
+    }
+    return true;
+}
+
+// Condition (a) at the start polygon, for one touch.
+bool roots_separate(const Tree& t, unsigned a, unsigned b) {
+    if (a == t.start || t.roots[b] == kStart || t.node(b).pidx == t.start) return true;
+    return t.roots[a] == t.roots[b];
+}
+
+// Fills neighbour_of: which corridor polygons polys[1..last] each node neighbours.
+void find_corridor_neighbours(Tree& t, const dtNavMesh& mesh, const GoalCorridor& corridor,
+                              int last) {
+    std::fill(t.neighbour_of.begin(), t.neighbour_of.end(), 0);
+    for (int j = 1; j <= last; ++j) {
+        const Polygon here = polygon(mesh, corridor.polys[j]);
+        for (unsigned k = here.poly->firstLink; k != DT_NULL_LINK; k = here.tile->links[k].next) {
+            const unsigned x =
+                here.tile->links[k].ref ? node_across(t.pool, here.tile->links[k]) : 0;
+            if (x == 0) continue;
+            int* slots = &t.neighbour_of[2 * std::size_t{x}];
+            if (slots[0] == 0 || slots[0] == j)
+                slots[0] = j;
+            else if (slots[1] == 0)
+                slots[1] = j;  // a third is dropped: merely conservative
+        }
+    }
+}
+
+// Counts, for the start indices j in [1, last], whether touch a -> b crossed the boundary of
+// the subtree below polys[j + 1] (depth > j) without being harmless for a search from
+// polys[j]: crossings (a difference array) minus excused.
+void count_crossing(const Tree& t, unsigned a, unsigned b, int last, int* crossings, int* excused) {
+    const int da = t.depths[a], db = t.depths[b];
+    const int lo = std::max(std::min(da, db), 1), hi = std::min(std::max(da, db) - 1, last);
+    if (lo > hi) return;
+    ++crossings[lo];
+    --crossings[hi + 1];
+    if (da < db) {  // into the subtree: only polys[j] entering polys[j + 1] starts it
+        if (t.on_path(a) && t.on_path(b) && db == da + 1 && da >= lo) ++excused[da];
+        return;
+    }
+    // Out of the subtree: harmless into the new start polys[j] or one of its neighbours.
+    if (t.on_path(b) && db >= lo) ++excused[db];
+    for (const int j : {t.neighbour_of[2 * std::size_t{b}], t.neighbour_of[2 * std::size_t{b} + 1]})
+        if (j >= lo && j <= hi) ++excused[j];  // 0 (no entry) is below lo
+}
+
+// The other exits of the start polygon, with condition (b)'s bounds.
+bool record_rivals(const Tree& t, const dtNavMesh& mesh, const dtQueryFilter& filter,
+                   GoalCorridor& corridor) {
+    const Polygon start = polygon(mesh, corridor.polys[0]);
+    unsigned roots[GoalCorridor::kMaxRivals];
+    for (unsigned k = start.poly->firstLink; k != DT_NULL_LINK; k = start.tile->links[k].next) {
+        const dtLink& link = start.tile->links[k];
+        if (link.ref == 0 || !walkable(filter, *polygon(mesh, link.ref).poly)) continue;
+        const unsigned root = node_across(t.pool, link);
+        if (root == 0 || t.node(root).pidx != t.start) return false;  // float-rounding oddity
+        if (t.roots[root] == kWinner ||
+            std::find(roots, roots + corridor.rival_count, root) != roots + corridor.rival_count)
+            continue;
+        if (corridor.rival_count == GoalCorridor::kMaxRivals) return false;
+        const float* mid = t.node(root).pos;
+        roots[corridor.rival_count] = root;
+        corridor.rivals[corridor.rival_count++] = {{mid[0], mid[1], mid[2]},
+                                                   std::numeric_limits<float>::infinity()};
+    }
+    for (unsigned i = 1; i <= t.size(); ++i) {
+        if (!(t.node(i).flags & DT_NODE_OPEN) || t.roots[i] < 1) continue;
+        for (int r = 0; r < corridor.rival_count; ++r)
+            if (roots[r] == unsigned(t.roots[i]))
+                corridor.rivals[r].bound = std::min(corridor.rivals[r].bound, t.node(i).total);
+    }
+    for (int r = 0; r < corridor.rival_count; ++r)
+        corridor.rivals[r].bound -= t.node(roots[r]).cost;  // +inf (nothing left) stays +inf
+    return true;
+}
+
+// Whether polys[j + 1]'s node sits where a search from polys[j] would put it.
+bool entered_from(const Tree& t, const dtNavMesh& mesh, const GoalCorridor& corridor, int j) {
+    Vec3 mid;
+    const float* pos = t.node(t.path[j + 1]).pos;
+    return edge_midpoint(mesh, polygon(mesh, corridor.polys[j]), corridor.polys[j + 1], mid) &&
+           mid[0] == pos[0] && mid[1] == pos[1] && mid[2] == pos[2];
+}
+
+// Condition (b) at the start polygon.
+bool rivals_out_of_reach(const GoalCorridor& corridor, const Vec3& start, float goal_cost) {
+    for (int r = 0; r < corridor.rival_count; ++r) {
+        const GoalCorridor::Rival& rival = corridor.rivals[r];
+        if (dtVdist(start.data(), rival.mid.data()) + rival.bound <= goal_cost) return false;
+    }
+    return true;
+}
+
+// A search from `start` on polys[j] expands none of polys[j]'s neighbours but polys[j + 1].
+bool ring_out_of_reach(const GoalCorridor& corridor, const dtNavMesh& mesh,
+                       const dtQueryFilter& filter, const Polygon& here, int j, const Vec3& start,
+                       float goal_cost) {
+    for (unsigned k = here.poly->firstLink; k != DT_NULL_LINK; k = here.tile->links[k].next) {
+        const dtLink& link = here.tile->links[k];
+        if (link.ref == 0 || link.ref == corridor.polys[j + 1]) continue;
+        if (!walkable(filter, *polygon(mesh, link.ref).poly)) continue;
+        Vec3 mid;
+        if (link.side != 0xff || !edge_midpoint(mesh, here, link.ref, mid)) return false;
+        const float to_goal = dtVdist(mid.data(), corridor.goal_point.data());
+        const float total = dtVdist(start.data(), mid.data()) +
+                            (link.ref == corridor.goal_poly ? to_goal : to_goal * kHeuristicScale);
+        if (total <= goal_cost) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void certify_search(const dtNavMeshQuery& query, const dtQueryFilter& filter,
+                    GoalCorridor& corridor, std::span<int> scratch) {
+    std::fill_n(corridor.to_goal.begin(), corridor.poly_count, kUnproven);
+    corridor.rival_count = 0;
+    dtNodePool& pool = *query.getNodePool();
+    // One polygon: start and goal share it, and findPath answers without searching.
+    if (corridor.poly_count < 2 || !unit_area_costs(filter) ||
+        scratch.size() < std::size_t(certify_scratch_size(pool.getNodeCount())))
+        return;
+    Tree t(pool, scratch);
+    t.start = pool.getNodeIdx(pool.findNode(corridor.polys[0], 0));
+    t.goal = popped_node(pool, corridor.polys[corridor.poly_count - 1]);
+    if (t.start == 0 || t.goal == 0 || !label_tree(t, corridor)) return;
+    const dtNavMesh& mesh = *query.getAttachedNavMesh();
+    const int last = corridor.poly_count - 2;  // polys[last + 1] is the goal's polygon
+    find_corridor_neighbours(t, mesh, corridor, last);
+    int crossings[GoalCorridor::kMaxPolys + 1] = {}, excused[GoalCorridor::kMaxPolys + 1] = {};
+    bool separate = true;
+    const bool complete = for_each_touch(t, mesh, filter, [&](unsigned a, unsigned b) {
+        separate = separate && roots_separate(t, a, b);
+        count_crossing(t, a, b, last, crossings, excused);
+    });
+    if (!complete) return;
+    // The goal's cost, less what reaching polys[j + 1]'s node position costs (the goal's
+    // node cost includes the last leg to the goal point).
+    const dtNode& goal = t.node(t.goal);
+    auto prove = [&](int j) {
+        const unsigned next = t.path[j + 1];
+        corridor.to_goal[j] = next == t.goal ? dtVdist(goal.pos, corridor.goal_point.data())
+                                             : goal.cost - t.node(next).cost;
+    };
+    if (separate && entered_from(t, mesh, corridor, 0) && record_rivals(t, mesh, filter, corridor))
+        prove(0);
+    for (int j = 1, open = 0; j <= last && t.one_tile; ++j) {
+        open += crossings[j];
+        if (open == excused[j] && entered_from(t, mesh, corridor, j)) prove(j);
+    }
+}
+
+int repeated_suffix(const GoalCorridor& corridor, const dtNavMesh& mesh,
+                    const dtQueryFilter& filter, dtPolyRef start_ref, const Vec3& start) {
+    const auto* end = corridor.polys.data() + corridor.poly_count;
+    const int j = int(std::find(corridor.polys.data(), end, start_ref) - corridor.polys.data());
+    if (j >= corridor.poly_count - 1) return j == corridor.poly_count - 1 ? j : -1;
+    if (std::isnan(corridor.to_goal[j])) return -1;
+    const Polygon here = polygon(mesh, start_ref);
+    Vec3 exit;
+    if (!edge_midpoint(mesh, here, corridor.polys[j + 1], exit)) return -1;
+    const float goal_cost =
+        dtVdist(start.data(), exit.data()) + corridor.to_goal[j] + kRoundingMargin;
+    const bool repeats = j == 0
+                             ? rivals_out_of_reach(corridor, start, goal_cost)
+                             : ring_out_of_reach(corridor, mesh, filter, here, j, start, goal_cost);
+    return repeats ? j : -1;
+}
+
+}  // namespace batchsim::nav
