@@ -63,7 +63,20 @@ struct Material {
     uint pad0, pad1, pad2;
 };
 
+// ---- simulator -> renderer: one camera per environment, written every step ----
+
+// Camera position in metres (world frame, y up), the resident scene it sees (0 .. 2K-1:
+// two per scene slot, so a slot's next scene can be resident while the old one is in use),
+// and its orientation as a unit quaternion (x, y, z, w) that maps the camera's -z axis to
+// the view direction (Habitat's convention).
+struct CameraPose {
+    float x, y, z;
+    uint resident_scene;
+    float qx, qy, qz, qw;
+};
+
 #ifdef __cplusplus
+static_assert(sizeof(CameraPose) == 32 && offsetof(CameraPose, qx) == 16);
 static_assert(sizeof(Vertex) == 32);
 static_assert(offsetof(Vertex, nx) == 12 && offsetof(Vertex, u) == 24);
 static_assert(sizeof(MeshChunk) == 48);

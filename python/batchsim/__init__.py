@@ -36,6 +36,7 @@ from batchsim.scenes import (
     import_scene,
     navmesh_settings,
 )
+from batchsim.sim import PointNavSim, TaskConfig
 
 Context = _core.Context
 Tensor = _core.Tensor
@@ -57,7 +58,9 @@ __all__ = [
     "MissingFileError",
     "NavMesh",
     "NavMeshSettings",
+    "PointNavSim",
     "Scene",
+    "TaskConfig",
     "Tensor",
     "UnsupportedError",
     "VulkanError",

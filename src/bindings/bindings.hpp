@@ -11,5 +11,7 @@ void bind_tensor(pybind11::module_& m);
 void bind_diag(pybind11::module_& m);
 void bind_nav(pybind11::module_& m);
 void bind_scene(pybind11::module_& m);
+void bind_sim_config(pybind11::module_& m);
+void bind_sim(pybind11::module_& m);
 
 }  // namespace batchsim::bindings

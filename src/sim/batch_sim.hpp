@@ -1,0 +1,68 @@
+// BatchSim: N PointNav environments stepped together on a pool of CPU threads, with
+// Habitat's rules (pointnav_rules.hpp), K resident scene slots (scene_slots.hpp) and camera
+// poses for the renderer. One owner; Python holds it and views its arrays.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "sim/config.hpp"
+#include "sim/episodes.hpp"
+#include "sim/scene_loader.hpp"
+#include "sim/scene_slots.hpp"
+#include "sim/state.hpp"
+
+namespace batchsim::sim {
+
+struct SimStats {
+    std::uint64_t steps = 0;             // step() calls since the last reset
+    std::uint64_t episodes_started = 0;  // since construction
+    std::uint64_t unreachable = 0;       // distance measurements that fell back to straight-line
+    SlotStats slots;
+    LoaderStats loader;
+};
+
+class BatchSim {
+public:
+    // Validates config and episodes (see their validate()), starts the workers and the
+    // loader, and loads each slot's first scene. Environments start with reset().
+    BatchSim(const SimConfig& config, EpisodeSet episodes);
+    ~BatchSim();
+    BatchSim(const BatchSim&) = delete;
+    BatchSim& operator=(const BatchSim&) = delete;
+
+    [[nodiscard]] const SimConfig& config() const;
+    [[nodiscard]] std::size_t num_envs() const;
+    [[nodiscard]] const EpisodeSet& episodes() const;
+
+    // Starts an episode in every environment; with a seed, first reseeds every environment
+    // (i from (seed, i)) and restarts the scene schedule. Evaluation restarts from the first
+    // episode. Scenes already resident are kept where the new schedule wants them.
+    void reset(std::optional<std::uint64_t> seed = std::nullopt);
+    // Starts a new episode in each environment whose mask byte is nonzero (mask: [N]).
+    void reset_envs(std::span<const std::uint8_t> mask);
+
+    // The actions step() applies, [N] int32 in 0..3 (Action); written in place by callers.
+    [[nodiscard]] std::span<std::int32_t> actions();
+    // Advances every environment by its action. Throws Error(InvalidArgument) naming the
+    // first environment whose action is out of range, before changing anything.
+    void step();
+
+    [[nodiscard]] const EnvState& state() const;
+    [[nodiscard]] const StepOutputs& outputs() const;
+    [[nodiscard]] SimStats stats() const;
+    // Evaluation: every episode has run and every environment has parked.
+    [[nodiscard]] bool finished() const;
+    // The scene at resident place r (0 .. 2K-1), null while empty or loading: the renderer
+    // draws environment i's camera in resident_scene(state().resident[i]).
+    [[nodiscard]] const ResidentScene* resident_scene(int r) const;
+    [[nodiscard]] int slot_count() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace batchsim::sim

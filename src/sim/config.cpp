@@ -1,0 +1,52 @@
+#include "sim/config.hpp"
+
+#include <cmath>
+
+#include "core/check.hpp"
+#include "core/strings.hpp"
+
+namespace batchsim::sim {
+namespace {
+
+void require(bool ok, const char* field, const char* expected, auto given) {
+    BATCHSIM_CHECK(ok, InvalidArgument, str(field, " must be ", expected, ", got ", given));
+}
+
+bool finite_in(float value, float lo, float hi) {
+    return std::isfinite(value) && value >= lo && value <= hi;
+}
+
+}  // namespace
+
+void validate(const TaskConfig& t) {
+    require(finite_in(t.forward_step, 1e-4f, 100.0f) && t.forward_step > 0,
+            "TaskConfig.forward_step", "in (0, 100] metres", t.forward_step);
+    require(finite_in(t.turn_degrees, 0.0f, 180.0f) && t.turn_degrees > 0,
+            "TaskConfig.turn_degrees", "in (0, 180]", t.turn_degrees);
+    require(finite_in(t.success_distance, 0.0f, 1e6f), "TaskConfig.success_distance",
+            "a finite distance >= 0", t.success_distance);
+    require(std::isfinite(t.slack_reward), "TaskConfig.slack_reward", "finite", t.slack_reward);
+    require(std::isfinite(t.success_reward), "TaskConfig.success_reward", "finite",
+            t.success_reward);
+    require(t.max_episode_steps >= 1, "TaskConfig.max_episode_steps", ">= 1", t.max_episode_steps);
+    require(finite_in(t.camera_height, -100.0f, 100.0f), "TaskConfig.camera_height",
+            "finite, within 100 m", t.camera_height);
+    require(finite_in(t.hfov_degrees, 0.0f, 179.0f) && t.hfov_degrees > 0,
+            "TaskConfig.hfov_degrees", "in (0, 179]", t.hfov_degrees);
+}
+
+void validate(const SimConfig& c) {
+    require(c.num_envs >= 1, "num_envs", ">= 1", c.num_envs);
+    require(c.num_threads >= 1 && c.num_threads <= 1024, "num_threads", "in [1, 1024]",
+            c.num_threads);
+    require(c.scenes_resident >= 1, "scenes_resident", ">= 1", c.scenes_resident);
+    // + 1: with NextStep autoreset an episode holds its scene one step longer.
+    require(c.steps_per_scene > c.task.max_episode_steps + 1, "steps_per_scene",
+            str("greater than max_episode_steps + 1 (", c.task.max_episode_steps + 1, ")").c_str(),
+            c.steps_per_scene);
+    require(std::isfinite(c.loader_bytes_per_second) && c.loader_bytes_per_second >= 0,
+            "loader_bytes_per_second", ">= 0 (0 = unlimited)", c.loader_bytes_per_second);
+    validate(c.task);
+}
+
+}  // namespace batchsim::sim

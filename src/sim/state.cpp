@@ -1,0 +1,35 @@
+#include "sim/state.hpp"
+
+namespace batchsim::sim {
+
+EnvState::EnvState(std::size_t n)
+    : position(n),
+      rotation(n, kIdentityQuat),
+      goal(n),
+      start_distance(n),
+      previous_distance(n),
+      path_length(n),
+      steps(n),
+      collisions(n),
+      episode(n, -1),
+      scene(n, -1),
+      resident(n, -1),
+      needs_episode(n, 1),
+      active(n, 0),
+      rng(n),
+      corridor(n) {}
+
+StepOutputs::StepOutputs(std::size_t n)
+    : pointgoal(n),
+      reward(n),
+      terminated(n),
+      truncated(n),
+      success(n),
+      spl(n),
+      softspl(n),
+      distance_to_goal(n),
+      collisions(n),
+      episode_step(n),
+      camera(n) {}
+
+}  // namespace batchsim::sim

@@ -1,0 +1,58 @@
+// The batch's state and what each step reports, as structs of arrays (index = environment).
+// Every array is sized once, at construction, and never reallocated: Python and the renderer
+// hold views of them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/random.hpp"
+#include "nav/goal_corridor.hpp"
+#include "shared.h"
+#include "sim/pose.hpp"
+
+namespace batchsim::sim {
+
+// Per-environment simulation state.
+struct EnvState {
+    std::vector<Vec3> position;               // on the navmesh, metres
+    std::vector<Quat> rotation;               // unit, x y z w
+    std::vector<Vec3> goal;                   // the episode's goal
+    std::vector<float> start_distance;        // distance to the goal when the episode began
+    std::vector<float> previous_distance;     // at the previous step (for the reward)
+    std::vector<float> path_length;           // metres travelled this episode
+    std::vector<std::int32_t> steps;          // actions taken this episode
+    std::vector<std::int32_t> collisions;     // moves this episode that hit a wall
+    std::vector<std::int64_t> episode;        // index into the EpisodeSet
+    std::vector<std::int32_t> scene;          // index into EpisodeSet::scene_paths
+    std::vector<std::int32_t> resident;       // resident scene (0 .. 2K-1) holding `scene`
+    std::vector<std::uint8_t> needs_episode;  // ended; waits for its next episode
+    std::vector<std::uint8_t> active;         // has an episode (false once evaluation runs out)
+    std::vector<Rng> rng;                     // seeded by (seed, environment index)
+    std::vector<nav::GoalCorridor> corridor;  // reused path to the goal (GeodesicMode)
+
+    explicit EnvState(std::size_t n);
+    [[nodiscard]] std::size_t size() const { return position.size(); }
+};
+
+// What the last reset or step reports per environment. For an environment whose episode
+// ended in this step (SameStep autoreset), reward, flags and metrics are the ended
+// episode's, while the observation and camera already show the next episode's start.
+struct StepOutputs {
+    std::vector<std::array<float, 2>> pointgoal;  // [N, 2] float32: distance (m), angle (rad)
+    std::vector<float> reward;                    // [N] float32
+    std::vector<std::uint8_t> terminated;         // [N] bool: STOP called
+    std::vector<std::uint8_t> truncated;          // [N] bool: step limit reached
+    std::vector<float> success;                   // [N] float32, 0 or 1
+    std::vector<float> spl;                       // [N] float32
+    std::vector<float> softspl;                   // [N] float32
+    std::vector<float> distance_to_goal;          // [N] float32, metres
+    std::vector<std::int32_t> collisions;         // [N] int32, this episode
+    std::vector<std::int32_t> episode_step;       // [N] int32, steps taken this episode
+    std::vector<gpu::CameraPose> camera;          // [N] for the renderer
+
+    explicit StepOutputs(std::size_t n);
+};
+
+}  // namespace batchsim::sim
