@@ -9,12 +9,14 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def progress(items: Iterable[T], *, total: int | None = None, desc: str = "") -> Iterator[T]:
+def progress(
+    items: Iterable[T], *, total: int | None = None, desc: str = "", unit: str = "scene"
+) -> Iterator[T]:
     try:
         from tqdm import tqdm
     except ImportError:  # minimal environments (the GPU machine has no package index)
         return _plain(items, total, desc)
-    return iter(tqdm(items, total=total, desc=desc, unit="scene", dynamic_ncols=True))
+    return iter(tqdm(items, total=total, desc=desc, unit=unit, dynamic_ncols=True))
 
 
 def _plain(items: Iterable[T], total: int | None, desc: str) -> Iterator[T]:
