@@ -57,6 +57,17 @@ float NavQuery::geodesic_distance(const Vec3& start, GoalCorridor& corridor, boo
     return corridor.last_distance;
 }
 
+Vec3 NavQuery::try_step(const Vec3& start, const Vec3& end, bool allow_sliding,
+                        GoalCorridor& corridor) {
+    BATCHSIM_CHECK(corridor.mesh == impl_->mesh.get(), InvalidArgument,
+                   "GoalCorridor: call set_goal with a NavQuery of this navmesh first");
+    dtPolyRef guess = corridor.start_poly;
+    if (guess == 0) guess = impl_->nearest(start, kSnapExtents).ref;  // first step: search once
+    const Vec3 reached = impl_->step(start, end, allow_sliding, guess);
+    corridor.start_poly = guess;
+    return reached;
+}
+
 float NavQuery::Impl::distance_to_goal(const Vec3& start, const GoalCorridor& corridor) {
     const Snapped from = nearest(start, kSnapExtents);
     const Snapped to{corridor.goal_poly, corridor.goal_point};

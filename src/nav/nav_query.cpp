@@ -233,21 +233,61 @@ float NavQuery::geodesic_distance(const Vec3& start, const Vec3& end) {
     return impl_->path_length(start, end, polys, poly_count);
 }
 
-Vec3 NavQuery::try_step(const Vec3& start, const Vec3& end, bool allow_sliding) {
-    const Impl::Snapped from = impl_->nearest(start, kSnapExtents);
-    const Impl::Snapped to = impl_->nearest(end, kSnapExtents);  // also rejects a huge `end`
-    const Islands& islands = impl_->mesh->islands();
-    if (from.ref == 0 || to.ref == 0 || islands.island_of(from.ref) != islands.island_of(to.ref))
-        return start;
-    const std::optional<SurfaceMove> move = impl_->move(from, end, allow_sliding);
-    if (!move) return start;
-    Vec3 out = move->position;
-    out[1] = impl_->height_on(move->polygon, out);
+// nearest(point), or start_snap's answer from `guess` (0: none) where it proves it.
+NavQuery::Impl::Snapped NavQuery::Impl::snap_near(dtPolyRef guess, const Vec3& point) {
+    Snapped out;
+    if (guess != 0 && finite(point) &&
+        start_snap.snap(*query, filter, guess, point, out.ref, out.point))
+        return out;
+    return nearest(point, kSnapExtents);
+}
+
+// Whether nearest(point) lies on `island`, settled without findNearestPoly's closest-point
+// tests when every polygon it would consider is on that island or none is.
+bool NavQuery::Impl::nearest_on_island(const Vec3& point, int island) const {
+    const Islands& islands = mesh->islands();
+    constexpr int kMaxCandidates = 256;
+    dtPolyRef candidates[kMaxCandidates];
+    int count = 0;
+    if (finite(point)) {
+        query->queryPolygons(point.data(), kSnapExtents, &filter, candidates, &count,
+                             kMaxCandidates);
+        int on_island = 0;
+        for (int i = 0; i < count; ++i) on_island += islands.island_of(candidates[i]) == island;
+        if (count > 0 && count < kMaxCandidates && on_island == count) return true;
+        if (count < kMaxCandidates && on_island == 0) return islands.island_of(0) == island;
+    }
+    return islands.island_of(nearest(point, kSnapExtents).ref) == island;
+}
+
+Vec3 NavQuery::Impl::step(const Vec3& start, const Vec3& end, bool allow_sliding,
+                          dtPolyRef& guess) {
+    const bool guessing = guess != 0;
+    const Snapped from = snap_near(guess, start);
+    const Islands& islands = mesh->islands();
+    const int island = islands.island_of(from.ref);
+    if (guessing) guess = from.ref;
+    // The end must snap onto the start's island (this also rejects a huge `end`).
+    const bool end_ok = guessing ? nearest_on_island(end, island)
+                                 : islands.island_of(nearest(end, kSnapExtents).ref) == island;
+    if (from.ref == 0 || !end_ok) return start;
+    const std::optional<SurfaceMove> moved = move(from, end, allow_sliding);
+    if (!moved) return start;
+    Vec3 out = moved->position;
+    out[1] = height_on(moved->polygon, out);
     // A result that snaps to another island went through an infinitely thin wall.
-    const dtPolyRef landed = impl_->nearest(out, kSnapExtents).ref;
-    if (islands.island_of(landed) != islands.island_of(move->polygon))
-        out = impl_->nudge_towards_centre(move->polygon, out);
+    const int landed_island = islands.island_of(moved->polygon);
+    const bool through_wall =
+        guessing ? !nearest_on_island(out, landed_island)
+                 : islands.island_of(nearest(out, kSnapExtents).ref) != landed_island;
+    if (through_wall) out = nudge_towards_centre(moved->polygon, out);
+    if (guessing) guess = moved->polygon;
     return out;
+}
+
+Vec3 NavQuery::try_step(const Vec3& start, const Vec3& end, bool allow_sliding) {
+    dtPolyRef no_guess = 0;  // every snap searches
+    return impl_->step(start, end, allow_sliding, no_guess);
 }
 
 float NavQuery::distance_to_closest_obstacle(const Vec3& point, float max_search_radius) {

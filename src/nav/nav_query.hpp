@@ -60,6 +60,10 @@ public:
     // walls it hits; without it stops at the first wall. Returns the position reached, or
     // `start` unchanged when either end is off the navmesh or they lie on different islands.
     Vec3 try_step(const Vec3& start, const Vec3& end, bool allow_sliding = true);
+    // try_step for an agent whose goal `corridor` tracks: the same result, bit for bit, with
+    // its navmesh snaps answered from the agent's last polygon where start_snap.hpp proves
+    // them. Throws like geodesic_distance(start, corridor).
+    Vec3 try_step(const Vec3& start, const Vec3& end, bool allow_sliding, GoalCorridor& corridor);
     // Distance from the snapped point to the nearest navmesh boundary, capped at
     // max_search_radius; 0 off the navmesh.
     float distance_to_closest_obstacle(const Vec3& point, float max_search_radius = 2.0f);

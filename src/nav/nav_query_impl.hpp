@@ -40,6 +40,12 @@ struct NavQuery::Impl {
     float height_on(dtPolyRef ref, const Vec3& point) const;
     std::optional<SurfaceMove> move(const Snapped& from, const Vec3& end, bool allow_sliding);
     Vec3 nudge_towards_centre(dtPolyRef ref, const Vec3& point) const;
+    // nearest(point), skipping the search where start_snap proves the answer from `guess`.
+    Snapped snap_near(dtPolyRef guess, const Vec3& point);
+    bool nearest_on_island(const Vec3& point, int island) const;
+    // try_step. With guess 0 every snap searches; otherwise `guess` is the start's polygon
+    // as far as known and becomes the result's, and snaps use start_snap: same result.
+    Vec3 step(const Vec3& start, const Vec3& end, bool allow_sliding, dtPolyRef& guess);
     // goal_corridor.cpp: nearest(start, kSnapExtents), skipping the search where
     // start_snap.hpp shows the answer; the distance to the corridor's goal by a fresh search,
     // and by reusing the corridor where search_certificate.hpp allows.

@@ -44,7 +44,7 @@ bool apply_action(EnvState& s, std::size_t i, Action action, const TaskConfig& t
     const Vec3 start = s.position[i];
     const Vec3 step = rotate(s.rotation[i], {0.0f, 0.0f, -task.forward_step});
     const Vec3 target{start[0] + step[0], start[1] + step[1], start[2] + step[2]};
-    const Vec3 reached = query.try_step(start, target, task.allow_sliding);
+    const Vec3 reached = query.try_step(start, target, task.allow_sliding, s.corridor[i]);
     s.position[i] = reached;
     s.path_length[i] += distance(reached, start);
     return squared_length(reached, start) + kCollisionEps < squared_length(target, start);

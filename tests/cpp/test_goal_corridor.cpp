@@ -258,6 +258,35 @@ TEST_CASE("exact mode is bit-identical to geodesic_distance", "[goal_corridor]")
     }
 }
 
+TEST_CASE("a tracked try_step is bit-identical to try_step", "[goal_corridor]") {
+    long steps = 0, moved = 0;
+    for (const Scene& scene : synthetic_scenes()) {
+        nav::NavQuery query(scene.mesh);
+        Rng rng(11);
+        nav::GoalCorridor corridor;
+        for (int e = 0; e < 40; ++e) {
+            Vec3 position = query.random_point(rng);
+            query.set_goal(corridor, query.random_point(rng));
+            float heading = rng.uniform() * 6.2831853f;
+            for (int step = 0; step < 120; ++step, ++steps) {
+                heading += rng.uniform() < 0.3f ? kTurn : 0.0f;
+                const Vec3 ahead{position[0] + kStep * std::sin(heading), position[1],
+                                 position[2] + kStep * std::cos(heading)};
+                const bool slide = step % 7 != 0;
+                const Vec3 plain = query.try_step(position, ahead, slide);
+                const Vec3 tracked = query.try_step(position, ahead, slide, corridor);
+                INFO(scene.name << " episode " << e << " step " << step);
+                for (int k = 0; k < 3; ++k)
+                    REQUIRE(std::bit_cast<std::uint32_t>(plain[k]) ==
+                            std::bit_cast<std::uint32_t>(tracked[k]));
+                moved += plain != position;
+                position = tracked;
+            }
+        }
+    }
+    CHECK(moved > steps / 2);
+}
+
 TEST_CASE("corridor and exact modes agree on unreachable and degenerate cases", "[goal_corridor]") {
     // Two rooms 2 m apart: two islands.
     nav::NavQuery query(test::bake(test::floors({{0, 0, 4, 4}, {6, 0, 10, 4}})));
