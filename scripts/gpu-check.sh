@@ -36,5 +36,10 @@ step bench2 env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_export.py --out "
 models=${BATCHSIM_ASSIMP_MODELS:-/usr/share/assimp/models}
 step assets python3 benchmarks/bench_assets.py --models "$models" --out "$out/bench_assets.json"
 step assets2 python3 benchmarks/bench_assets.py --models "$models" --out "$out/bench_assets2.json"
+# The simulation core on the host CPUs: 1-16 threads, corridor geodesics; exact at the ends.
+step sim python3 benchmarks/bench_sim.py --threads 1 2 4 8 16 --geodesic corridor \
+  --out "$out/bench_sim.json"
+step sim_exact python3 benchmarks/bench_sim.py --threads 1 16 --geodesic exact \
+  --out "$out/bench_sim_exact.json"
 step cpu lscpu
 exit $status
