@@ -16,6 +16,7 @@ demo: setup
 	$(PYTHON) examples/quickstart.py
 	$(PYTHON) examples/navmesh_tour.py build/demo
 	$(PYTHON) -m batchsim procgen --out data/procgen --preview
+	$(PYTHON) examples/sim_tour.py data/procgen build/demo
 
 test: setup
 	$(MAKE) test-cpp
