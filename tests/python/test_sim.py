@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import numpy as np
@@ -272,3 +273,46 @@ def test_sim_tour_example_runs(procgen_dataset, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "compass agent on 20 val episodes" in result.stdout
     assert (tmp_path / "sim-trajectories.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("mode", ["train", "eval"])
+@pytest.mark.parametrize("autoreset", ["same_step", "next_step", "disabled"])
+def test_random_configurations_keep_the_invariants(three_scene_split, mode, autoreset):
+    """Fresh random N, K, threads, geodesic mode and actions each run (the seed is printed on
+    failure): finite outputs, metrics in range, and evaluation covering every episode once
+    in every autoreset mode."""
+    seed = int.from_bytes(os.urandom(4), "little")
+    rng = np.random.default_rng(seed)
+    n, k, threads = int(rng.integers(1, 40)), int(rng.integers(1, 5)), int(rng.integers(1, 4))
+    sim = batchsim.PointNavSim(
+        three_scene_split,
+        n,
+        mode=mode,
+        scenes_resident=k,
+        num_threads=threads,
+        autoreset=autoreset,
+        geodesic=str(rng.choice(["corridor", "exact"])),
+        steps_per_scene=int(rng.integers(502, 900)),
+        seed=int(rng.integers(1 << 31)),
+    )
+    context = f"seed {seed}: {sim!r}"
+    sim.reset()
+    started = list(sim.episode_index[sim.active])
+    for _ in range(len(sim.episodes) * 502 if mode == "eval" else 300):
+        if sim.finished:
+            break
+        before = sim.episode_index.copy()
+        sim.step(rng.choice(4, n, p=[0.05, 0.6, 0.2, 0.15]))
+        if autoreset == "disabled" and (sim.terminated | sim.truncated).any():
+            sim.reset_envs(sim.terminated | sim.truncated)
+        for name in ("pointgoal", "reward", "spl", "softspl", "distance_to_goal", "position"):
+            assert np.isfinite(getattr(sim, name)).all(), f"{name} not finite; {context}"
+        assert (sim.spl >= 0).all() and (sim.spl <= 1).all(), context
+        assert (sim.softspl >= 0).all() and (sim.softspl <= 1).all(), context
+        started.extend(sim.episode_index[(sim.episode_index != before) & sim.active])
+    if mode == "eval":
+        assert sim.finished, context
+        assert sorted(started) == list(range(len(sim.episodes))), context
+        assert sim.stats()["resident_scenes"] == 0, context
+    else:
+        assert sim.stats()["resident_scenes"] <= 2 * sim.scenes_resident, context
