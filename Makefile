@@ -55,6 +55,7 @@ bench: setup
 	$(PYTHON) benchmarks/bench_export.py --out benchmarks/results/export_$(shell hostname).json
 	$(PYTHON) benchmarks/bench_assets.py --out benchmarks/results/assets_$(shell hostname).json
 	$(PYTHON) benchmarks/bench_procgen.py --out benchmarks/results/procgen_$(shell hostname).json
+	$(PYTHON) benchmarks/bench_sim.py --out benchmarks/results/sim_$(shell hostname).json
 
 # ---- fuzzing (libFuzzer, clang-14): one harness per fuzz/fuzz_<name>.cpp, seeds in
 # fuzz/corpus/<name>/. Runs work on copies under $(FUZZ_BUILD); fuzz/corpus stays untouched.
