@@ -1,0 +1,138 @@
+#include "render/gpu_scene.hpp"
+
+#include <iomanip>
+#include <span>
+
+#include "core/check.hpp"
+#include "core/strings.hpp"
+
+namespace batchsim::render {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+template <typename T>
+std::span<const std::uint8_t> as_bytes(std::span<const T> items) {
+    return {reinterpret_cast<const std::uint8_t*>(items.data()), items.size_bytes()};
+}
+
+std::string mib(VkDeviceSize bytes) {
+    return str(std::fixed, std::setprecision(1), static_cast<double>(bytes) / kMiB);
+}
+
+void check_fits(const vk::Device& device, const assets::PackedScene& scene,
+                const GpuSceneOptions& options) {
+    const VkDeviceSize needed = gpu_scene_data_bytes(scene);
+    const VkDeviceSize available = options.available_bytes > 0
+                                       ? options.available_bytes
+                                       : vk::device_local_budget(device).available;
+    BATCHSIM_CHECK(needed <= available, Unsupported,
+                   str("scene ", scene.source(), " needs ", mib(needed),
+                       " MiB of device memory; the device has ", mib(available), " MiB free"));
+}
+
+// A device-local buffer holding `bytes` (none when empty).
+vk::Buffer make_buffer(const vk::Device& device, vk::Uploader& uploader,
+                       std::span<const std::uint8_t> bytes, VkBufferUsageFlags usage) {
+    if (bytes.empty()) return {};
+    vk::Buffer buffer = vk::create_buffer(
+        device, {.size = bytes.size(),
+                 .usage = usage | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                          VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                 .location = vk::MemoryLocation::DeviceLocal});
+    try {
+        vk::upload_buffer(device, uploader, buffer, bytes);
+    } catch (...) {
+        vk::destroy_buffer(device, buffer);
+        throw;
+    }
+    return buffer;
+}
+
+vk::Image make_texture(const vk::Device& device, vk::Uploader& uploader,
+                       const assets::TextureView& texture) {
+    vk::Image image = vk::create_image(
+        device, {.format = VK_FORMAT_R8G8B8A8_SRGB,
+                 .extent = {texture.width, texture.height},
+                 .mip_levels = texture.mip_count,
+                 .usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                          VK_IMAGE_USAGE_TRANSFER_SRC_BIT});
+    try {
+        // The packed chain holds the levels back to back, each tightly packed.
+        std::vector<std::span<const std::uint8_t>> levels;
+        std::size_t offset = 0;
+        for (std::uint32_t level = 0; level < texture.mip_count; ++level) {
+            const VkExtent2D size = vk::mip_extent(image.extent, level);
+            const std::size_t bytes = std::size_t{size.width} * size.height * 4;
+            levels.push_back(texture.pixels.subspan(offset, bytes));
+            offset += bytes;
+        }
+        vk::upload_image_mips(device, uploader, image, levels);
+    } catch (...) {
+        vk::destroy_image(device, image);
+        throw;
+    }
+    return image;
+}
+
+void fill_gpu_scene(const vk::Device& device, const assets::PackedScene& scene,
+                    vk::Uploader& uploader, GpuScene& out) {
+    out.vertices = make_buffer(device, uploader, as_bytes(scene.vertices()),
+                               VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+    out.indices =
+        make_buffer(device, uploader, as_bytes(scene.indices()), VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
+    out.chunks = make_buffer(device, uploader, as_bytes(scene.chunks()), 0);
+    out.materials = make_buffer(device, uploader, as_bytes(scene.materials()), 0);
+    for (std::size_t i = 0; i < scene.texture_count(); ++i)
+        out.textures.push_back(make_texture(device, uploader, scene.texture(i)));
+    out.sampler = vk::create_sampler(device, {});
+}
+
+}  // namespace
+
+VkDeviceSize GpuScene::bytes() const {
+    VkDeviceSize total = vertices.allocation_size + indices.allocation_size +
+                         chunks.allocation_size + materials.allocation_size;
+    for (const vk::Image& texture : textures) total += texture.bytes;
+    return total;
+}
+
+VkDeviceSize gpu_scene_data_bytes(const assets::PackedScene& scene) {
+    VkDeviceSize total = scene.vertices().size_bytes() + scene.indices().size_bytes() +
+                         scene.chunks().size_bytes() + scene.materials().size_bytes();
+    for (std::size_t i = 0; i < scene.texture_count(); ++i) total += scene.texture(i).pixels.size();
+    return total;
+}
+
+GpuScene create_gpu_scene(const vk::Device& device, const assets::PackedScene& scene,
+                          const GpuSceneOptions& options) {
+    check_fits(device, scene, options);
+    GpuScene out;
+    out.vertex_count = static_cast<std::uint32_t>(scene.vertices().size());
+    out.index_count = static_cast<std::uint32_t>(scene.indices().size());
+    out.chunk_count = static_cast<std::uint32_t>(scene.chunks().size());
+    out.material_count = static_cast<std::uint32_t>(scene.materials().size());
+    out.source = scene.source();
+    vk::Uploader uploader = vk::create_uploader(device, options.staging_bytes);
+    try {
+        fill_gpu_scene(device, scene, uploader, out);
+    } catch (...) {
+        vk::destroy_uploader(device, uploader);
+        destroy_gpu_scene(device, out);
+        throw;
+    }
+    vk::destroy_uploader(device, uploader);
+    return out;
+}
+
+void destroy_gpu_scene(const vk::Device& device, GpuScene& scene) {
+    vk::destroy_buffer(device, scene.vertices);
+    vk::destroy_buffer(device, scene.indices);
+    vk::destroy_buffer(device, scene.chunks);
+    vk::destroy_buffer(device, scene.materials);
+    for (vk::Image& texture : scene.textures) vk::destroy_image(device, texture);
+    vk::destroy_sampler(device, scene.sampler);
+    scene = GpuScene{};
+}
+
+}  // namespace batchsim::render

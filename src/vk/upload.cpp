@@ -1,0 +1,467 @@
+#include "vk/upload.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <type_traits>
+
+#include "core/check.hpp"
+#include "core/strings.hpp"
+#include "vk/sync.hpp"
+
+namespace batchsim::vk {
+namespace {
+
+constexpr VkDeviceSize kTexelBytes = 4;  // RGBA8, the only format uploads handle
+constexpr VkAccessFlags2 kAnyAccess = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
+
+std::uint8_t* staging_bytes(const Uploader& uploader) {
+    return static_cast<std::uint8_t*>(uploader.staging.mapped);
+}
+
+VkCommandPool create_pool(const Device& device, std::uint32_t family, VkCommandBuffer& commands) {
+    VkCommandPoolCreateInfo info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    info.queueFamilyIndex = family;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateCommandPool(device.handle, &info, nullptr, &pool));
+    VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    allocate.commandPool = pool;
+    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    allocate.commandBufferCount = 1;
+    VK_CHECK(vkAllocateCommandBuffers(device.handle, &allocate, &commands));
+    return pool;
+}
+
+VkCommandBuffer begin(const Device& device, VkCommandPool pool, VkCommandBuffer commands) {
+    VK_CHECK(vkResetCommandPool(device.handle, pool, 0));
+    VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VK_CHECK(vkBeginCommandBuffer(commands, &info));
+    return commands;
+}
+
+// Ends `commands` and submits it to `queue` after the uploader's previous submission,
+// signalling the next timeline value.
+void submit(Uploader& uploader, VkQueue queue, VkCommandBuffer commands) {
+    VK_CHECK(vkEndCommandBuffer(commands));
+    const std::uint64_t wait_value = uploader.last_value;
+    const std::uint64_t signal_value = uploader.last_value + 1;
+    VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    timeline.waitSemaphoreValueCount = 1;
+    timeline.pWaitSemaphoreValues = &wait_value;
+    timeline.signalSemaphoreValueCount = 1;
+    timeline.pSignalSemaphoreValues = &signal_value;
+    const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    VkSubmitInfo info{VK_STRUCTURE_TYPE_SUBMIT_INFO, &timeline};
+    info.waitSemaphoreCount = 1;
+    info.pWaitSemaphores = &uploader.timeline;
+    info.pWaitDstStageMask = &wait_stage;
+    info.commandBufferCount = 1;
+    info.pCommandBuffers = &commands;
+    info.signalSemaphoreCount = 1;
+    info.pSignalSemaphores = &uploader.timeline;
+    VK_CHECK(vkQueueSubmit(queue, 1, &info, VK_NULL_HANDLE));
+    uploader.last_value = signal_value;
+}
+
+// Copies recorded on the transfer queue (`on_transfer`) or the main queue.
+VkCommandBuffer begin_pass(const Device& device, Uploader& uploader, bool on_transfer) {
+    return on_transfer ? begin(device, uploader.transfer_pool, uploader.transfer_commands)
+                       : begin(device, uploader.main_pool, uploader.main_commands);
+}
+
+// Submits the pass begun by begin_pass; `acquire`, when given, records the main queue's half
+// of an ownership transfer, submitted after the pass. Waits until all of it has run.
+void finish_pass(const Device& device, Uploader& uploader, bool on_transfer,
+                 const std::function<void(VkCommandBuffer)>& acquire = {}) {
+    if (on_transfer) {
+        submit(uploader, device.transfer_queue, uploader.transfer_commands);
+    } else {
+        submit(uploader, device.queue, uploader.main_commands);
+    }
+    if (acquire) {
+        VkCommandBuffer commands = begin(device, uploader.main_pool, uploader.main_commands);
+        acquire(commands);
+        submit(uploader, device.queue, commands);
+    }
+    wait_timeline(device, uploader.timeline, uploader.last_value);
+}
+
+struct BufferBarrier {
+    VkPipelineStageFlags2 src_stage = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 src_access = VK_ACCESS_2_NONE;
+    VkPipelineStageFlags2 dst_stage = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 dst_access = VK_ACCESS_2_NONE;
+    std::uint32_t src_family = VK_QUEUE_FAMILY_IGNORED;
+    std::uint32_t dst_family = VK_QUEUE_FAMILY_IGNORED;
+};
+
+void record_buffer_barrier(const Device& device, VkCommandBuffer commands, const Buffer& buffer,
+                           const BufferBarrier& barrier) {
+    VkBufferMemoryBarrier2 b{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2};
+    b.srcStageMask = barrier.src_stage;
+    b.srcAccessMask = barrier.src_access;
+    b.dstStageMask = barrier.dst_stage;
+    b.dstAccessMask = barrier.dst_access;
+    b.srcQueueFamilyIndex = barrier.src_family;
+    b.dstQueueFamilyIndex = barrier.dst_family;
+    b.buffer = buffer.handle;
+    b.offset = 0;
+    b.size = VK_WHOLE_SIZE;
+    VkDependencyInfo dependency{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dependency.bufferMemoryBarrierCount = 1;
+    dependency.pBufferMemoryBarriers = &b;
+    device.functions.cmd_pipeline_barrier2(commands, &dependency);
+}
+
+// The staging buffer's copy results become readable by the host.
+void copy_to_host_barrier(const Device& device, VkCommandBuffer commands, const Buffer& staging) {
+    record_buffer_barrier(device, commands, staging,
+                          {VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                           VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT});
+}
+
+// Ends a transfer-queue pass that wrote `buffer` by moving it to the main queue family.
+void hand_off_buffer(const Device& device, Uploader& uploader, VkCommandBuffer commands,
+                     const Buffer& buffer) {
+    const BufferBarrier release{.src_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
+                                .src_access = VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                .src_family = device.transfer_family,
+                                .dst_family = device.queue_family};
+    BufferBarrier acquire = release;
+    acquire.src_stage = VK_PIPELINE_STAGE_2_NONE;
+    acquire.src_access = VK_ACCESS_2_NONE;
+    acquire.dst_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    acquire.dst_access = kAnyAccess;
+    record_buffer_barrier(device, commands, buffer, release);
+    finish_pass(device, uploader, true, [&](VkCommandBuffer main) {
+        record_buffer_barrier(device, main, buffer, acquire);
+    });
+}
+
+// A run of rows of one mip level and where it lies in the staging buffer.
+struct RowSpan {
+    std::uint32_t level = 0;
+    std::uint32_t y = 0;
+    std::uint32_t rows = 0;
+    VkDeviceSize staging_offset = 0;
+};
+
+// Splits the rows of levels [first, first + count) into batches that each fit the staging
+// buffer, packing small levels together.
+std::vector<std::vector<RowSpan>> plan_rows(VkExtent2D extent, std::uint32_t first,
+                                            std::uint32_t count, VkDeviceSize staging) {
+    std::vector<std::vector<RowSpan>> batches(1);
+    VkDeviceSize used = 0;
+    for (std::uint32_t level = first; level < first + count; ++level) {
+        const VkExtent2D size = mip_extent(extent, level);
+        const VkDeviceSize row = VkDeviceSize{size.width} * kTexelBytes;
+        for (std::uint32_t y = 0; y < size.height;) {
+            if (staging - used < row) {
+                batches.emplace_back();
+                used = 0;
+            }
+            const auto rows = static_cast<std::uint32_t>(
+                std::min<VkDeviceSize>(size.height - y, (staging - used) / row));
+            batches.back().push_back({level, y, rows, used});
+            used += rows * row;
+            y += rows;
+        }
+    }
+    return batches;
+}
+
+VkBufferImageCopy image_region(const Image& image, const RowSpan& span) {
+    const VkExtent2D size = mip_extent(image.extent, span.level);
+    VkBufferImageCopy region{};
+    region.bufferOffset = span.staging_offset;
+    region.imageSubresource = {image.aspect, span.level, 0, 1};
+    region.imageOffset = {0, static_cast<std::int32_t>(span.y), 0};
+    region.imageExtent = {size.width, span.rows, 1};
+    return region;
+}
+
+VkDeviceSize level_bytes(const Image& image, std::uint32_t level) {
+    const VkExtent2D size = mip_extent(image.extent, level);
+    return VkDeviceSize{size.width} * size.height * kTexelBytes;
+}
+
+// Copies the rows of `batch` into the staging buffer; returns their copy regions.
+std::vector<VkBufferImageCopy> stage_rows(const Uploader& uploader, const Image& image,
+                                          std::span<const std::span<const std::uint8_t>> levels,
+                                          const std::vector<RowSpan>& batch) {
+    std::vector<VkBufferImageCopy> regions;
+    regions.reserve(batch.size());
+    for (const RowSpan& span : batch) {
+        const VkDeviceSize row =
+            VkDeviceSize{mip_extent(image.extent, span.level).width} * kTexelBytes;
+        std::memcpy(staging_bytes(uploader) + span.staging_offset,
+                    levels[span.level].data() + span.y * row, span.rows * row);
+        regions.push_back(image_region(image, span));
+    }
+    return regions;
+}
+
+void check_rgba8_image(const Uploader& uploader, const Image& image) {
+    BATCHSIM_CHECK(
+        image.format == VK_FORMAT_R8G8B8A8_SRGB || image.format == VK_FORMAT_R8G8B8A8_UNORM,
+        InvalidArgument, str("image copies handle RGBA8 images, got format ", image.format));
+    BATCHSIM_CHECK(image.layers == 1, InvalidArgument,
+                   str("image copies handle single-layer images, got ", image.layers, " layers"));
+    BATCHSIM_CHECK(VkDeviceSize{image.extent.width} * kTexelBytes <= uploader.staging.size,
+                   InvalidArgument,
+                   str("a row of a ", image.extent.width, " texel wide image does not fit the ",
+                       uploader.staging.size, "-byte staging buffer"));
+}
+
+// The barrier that hands a freshly uploaded image to shaders on the main queue: the whole
+// transition when the copies ran there, else one half of the ownership transfer.
+ImageBarrier image_ready_barrier(const Device& device, bool release, bool acquire) {
+    ImageBarrier b;
+    b.old_layout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    b.new_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    if (!acquire) {
+        b.src_stage = VK_PIPELINE_STAGE_2_COPY_BIT;
+        b.src_access = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    }
+    if (!release) {
+        b.dst_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        b.dst_access = VK_ACCESS_2_SHADER_READ_BIT;
+    }
+    if (release || acquire) {
+        b.src_family = device.transfer_family;
+        b.dst_family = device.queue_family;
+    }
+    return b;
+}
+
+}  // namespace
+
+Uploader create_uploader(const Device& device, VkDeviceSize staging_bytes) {
+    BATCHSIM_CHECK(device.features.synchronization2, Unsupported,
+                   str("device '", device.info.name, "' lacks synchronization2"));
+    BATCHSIM_CHECK(
+        staging_bytes >= kTexelBytes, InvalidArgument,
+        str("staging buffers hold at least ", kTexelBytes, " bytes, got ", staging_bytes));
+    Uploader uploader;
+    try {
+        uploader.staging = create_buffer(
+            device, {.size = staging_bytes,
+                     .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                     .location = MemoryLocation::HostVisible});
+        uploader.transfer_pool =
+            create_pool(device, device.transfer_family, uploader.transfer_commands);
+        uploader.main_pool = create_pool(device, device.queue_family, uploader.main_commands);
+        uploader.timeline = create_timeline_semaphore(device, false);
+    } catch (...) {
+        destroy_uploader(device, uploader);
+        throw;
+    }
+    return uploader;
+}
+
+void destroy_uploader(const Device& device, Uploader& uploader) {
+    // Every call waited for its work, so nothing here is still in use.
+    destroy_semaphore(device, uploader.timeline);
+    if (uploader.main_pool != VK_NULL_HANDLE)
+        vkDestroyCommandPool(device.handle, uploader.main_pool, nullptr);
+    if (uploader.transfer_pool != VK_NULL_HANDLE)
+        vkDestroyCommandPool(device.handle, uploader.transfer_pool, nullptr);
+    destroy_buffer(device, uploader.staging);
+    uploader = Uploader{};
+}
+
+void upload_buffer(const Device& device, Uploader& uploader, const Buffer& dst,
+                   std::span<const std::uint8_t> bytes, VkDeviceSize offset) {
+    BATCHSIM_CHECK(offset <= dst.size && bytes.size() <= dst.size - offset, InvalidArgument,
+                   str("cannot upload ", bytes.size(), " bytes at offset ", offset, " into a ",
+                       dst.size, "-byte buffer"));
+    const bool handoff = device.dedicated_transfer() && offset == 0 && bytes.size() == dst.size;
+    const VkDeviceSize chunk = uploader.staging.size;
+    for (VkDeviceSize done = 0; done < bytes.size();) {
+        const VkDeviceSize size = std::min<VkDeviceSize>(chunk, bytes.size() - done);
+        std::memcpy(staging_bytes(uploader), bytes.data() + done, size);
+        VkCommandBuffer commands = begin_pass(device, uploader, handoff);
+        if (!handoff)  // after earlier use of dst on the main queue
+            record_buffer_barrier(device, commands, dst,
+                                  {VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, kAnyAccess,
+                                   VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT});
+        const VkBufferCopy region{0, offset + done, size};
+        vkCmdCopyBuffer(commands, uploader.staging.handle, dst.handle, 1, &region);
+        done += size;
+        const bool last = done == bytes.size();
+        if (!handoff) {
+            record_buffer_barrier(device, commands, dst,
+                                  {VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                   VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, kAnyAccess});
+            finish_pass(device, uploader, false);
+        } else if (!last) {
+            finish_pass(device, uploader, true);
+        } else {
+            hand_off_buffer(device, uploader, commands, dst);
+        }
+    }
+}
+
+void upload_image_mips(const Device& device, Uploader& uploader, const Image& image,
+                       std::span<const std::span<const std::uint8_t>> levels) {
+    check_rgba8_image(uploader, image);
+    BATCHSIM_CHECK(levels.size() == image.mip_levels, InvalidArgument,
+                   str("image has ", image.mip_levels, " mip levels, got ", levels.size()));
+    for (std::uint32_t level = 0; level < image.mip_levels; ++level)
+        BATCHSIM_CHECK(levels[level].size() == level_bytes(image, level), InvalidArgument,
+                       str("mip level ", level, " needs ", level_bytes(image, level),
+                           " bytes, got ", levels[level].size()));
+
+    const bool handoff = device.dedicated_transfer();
+    const auto batches = plan_rows(image.extent, 0, image.mip_levels, uploader.staging.size);
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+        VkCommandBuffer commands = begin_pass(device, uploader, handoff);
+        if (b == 0)
+            record_image_barrier(device, commands, image,
+                                 {.old_layout = VK_IMAGE_LAYOUT_UNDEFINED,
+                                  .new_layout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                  .dst_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
+                                  .dst_access = VK_ACCESS_2_TRANSFER_WRITE_BIT});
+        const auto regions = stage_rows(uploader, image, levels, batches[b]);
+        vkCmdCopyBufferToImage(commands, uploader.staging.handle, image.handle,
+                               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                               static_cast<std::uint32_t>(regions.size()), regions.data());
+        if (b + 1 < batches.size()) {
+            finish_pass(device, uploader, handoff);
+            continue;
+        }
+        record_image_barrier(device, commands, image, image_ready_barrier(device, handoff, false));
+        if (!handoff) {
+            finish_pass(device, uploader, false);
+        } else {
+            finish_pass(device, uploader, true, [&](VkCommandBuffer main) {
+                record_image_barrier(device, main, image, image_ready_barrier(device, false, true));
+            });
+        }
+    }
+}
+
+std::vector<std::uint8_t> download_buffer(const Device& device, Uploader& uploader,
+                                          const Buffer& src, VkDeviceSize offset,
+                                          VkDeviceSize size) {
+    BATCHSIM_CHECK(
+        offset <= src.size && size <= src.size - offset, InvalidArgument,
+        str("cannot read ", size, " bytes at offset ", offset, " of a ", src.size, "-byte buffer"));
+    std::vector<std::uint8_t> out(size);
+    for (VkDeviceSize done = 0; done < size;) {
+        const VkDeviceSize chunk = std::min<VkDeviceSize>(uploader.staging.size, size - done);
+        VkCommandBuffer commands = begin_pass(device, uploader, false);
+        record_buffer_barrier(device, commands, src,
+                              {VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                               VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT});
+        const VkBufferCopy region{offset + done, 0, chunk};
+        vkCmdCopyBuffer(commands, src.handle, uploader.staging.handle, 1, &region);
+        copy_to_host_barrier(device, commands, uploader.staging);
+        finish_pass(device, uploader, false);
+        std::memcpy(out.data() + done, staging_bytes(uploader), chunk);
+        done += chunk;
+    }
+    return out;
+}
+
+std::vector<std::uint8_t> download_image_level(const Device& device, Uploader& uploader,
+                                               const Image& image, std::uint32_t level) {
+    check_rgba8_image(uploader, image);
+    BATCHSIM_CHECK(level < image.mip_levels, InvalidArgument,
+                   str("image has ", image.mip_levels, " mip levels, asked for level ", level));
+    std::vector<std::uint8_t> out(level_bytes(image, level));
+    const VkDeviceSize row = VkDeviceSize{mip_extent(image.extent, level).width} * kTexelBytes;
+    const ImageBarrier to_source{.old_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                 .new_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                 .src_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,  // shader reads
+                                 .dst_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
+                                 .dst_access = VK_ACCESS_2_TRANSFER_READ_BIT,
+                                 .base_mip = level,
+                                 .mip_count = 1};
+    const ImageBarrier back{.old_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                            .new_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                            .src_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
+                            .dst_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                            .dst_access = VK_ACCESS_2_SHADER_READ_BIT,
+                            .base_mip = level,
+                            .mip_count = 1};
+    for (const auto& batch : plan_rows(image.extent, level, 1, uploader.staging.size)) {
+        VkCommandBuffer commands = begin_pass(device, uploader, false);
+        record_image_barrier(device, commands, image, to_source);
+        std::vector<VkBufferImageCopy> regions(batch.size());
+        for (std::size_t i = 0; i < batch.size(); ++i) regions[i] = image_region(image, batch[i]);
+        vkCmdCopyImageToBuffer(commands, image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                               uploader.staging.handle, static_cast<std::uint32_t>(regions.size()),
+                               regions.data());
+        record_image_barrier(device, commands, image, back);
+        copy_to_host_barrier(device, commands, uploader.staging);
+        finish_pass(device, uploader, false);
+        for (const RowSpan& span : batch)
+            std::memcpy(out.data() + span.y * row, staging_bytes(uploader) + span.staging_offset,
+                        span.rows * row);
+    }
+    return out;
+}
+
+namespace {
+
+// A temporary uploader no larger than the copy needs.
+template <typename Copy>
+auto with_uploader(const Device& device, VkDeviceSize bytes, Copy copy) {
+    Uploader uploader =
+        create_uploader(device, std::clamp<VkDeviceSize>(bytes, kTexelBytes, kDefaultStagingBytes));
+    try {
+        if constexpr (std::is_void_v<decltype(copy(uploader))>) {
+            copy(uploader);
+            destroy_uploader(device, uploader);
+        } else {
+            auto result = copy(uploader);
+            destroy_uploader(device, uploader);
+            return result;
+        }
+    } catch (...) {
+        destroy_uploader(device, uploader);
+        throw;
+    }
+}
+
+VkDeviceSize chain_bytes(std::span<const std::span<const std::uint8_t>> levels) {
+    VkDeviceSize total = 0;
+    for (const auto& level : levels) total += level.size();
+    return total;
+}
+
+}  // namespace
+
+void upload_buffer(const Device& device, const Buffer& dst, std::span<const std::uint8_t> bytes,
+                   VkDeviceSize offset) {
+    with_uploader(device, bytes.size(),
+                  [&](Uploader& uploader) { upload_buffer(device, uploader, dst, bytes, offset); });
+}
+
+void upload_image_mips(const Device& device, const Image& image,
+                       std::span<const std::span<const std::uint8_t>> levels) {
+    const VkDeviceSize bytes =
+        std::max(chain_bytes(levels), VkDeviceSize{image.extent.width} * kTexelBytes);
+    with_uploader(device, bytes,
+                  [&](Uploader& uploader) { upload_image_mips(device, uploader, image, levels); });
+}
+
+std::vector<std::uint8_t> download_buffer(const Device& device, const Buffer& src,
+                                          VkDeviceSize offset, VkDeviceSize size) {
+    return with_uploader(device, size, [&](Uploader& uploader) {
+        return download_buffer(device, uploader, src, offset, size);
+    });
+}
+
+std::vector<std::uint8_t> download_image_level(const Device& device, const Image& image,
+                                               std::uint32_t level) {
+    const VkDeviceSize row = VkDeviceSize{image.extent.width} * kTexelBytes;
+    return with_uploader(device, std::max(row, level_bytes(image, level)), [&](Uploader& uploader) {
+        return download_image_level(device, uploader, image, level);
+    });
+}
+
+}  // namespace batchsim::vk
