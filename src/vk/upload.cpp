@@ -3,21 +3,15 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
-#include <type_traits>
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
 #include "vk/sync.hpp"
+#include "vk/transfer_pass.hpp"
 
 namespace batchsim::vk {
+using namespace detail;
 namespace {
-
-constexpr VkDeviceSize kTexelBytes = 4;  // RGBA8, the only format uploads handle
-constexpr VkAccessFlags2 kAnyAccess = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
-
-std::uint8_t* staging_bytes(const Uploader& uploader) {
-    return static_cast<std::uint8_t*>(uploader.staging.mapped);
-}
 
 VkCommandPool create_pool(const Device& device, std::uint32_t family, VkCommandBuffer& commands) {
     VkCommandPoolCreateInfo info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -65,16 +59,17 @@ void submit(Uploader& uploader, VkQueue queue, VkCommandBuffer commands) {
     uploader.last_value = signal_value;
 }
 
-// Copies recorded on the transfer queue (`on_transfer`) or the main queue.
+}  // namespace
+
+namespace detail {
+
 VkCommandBuffer begin_pass(const Device& device, Uploader& uploader, bool on_transfer) {
     return on_transfer ? begin(device, uploader.transfer_pool, uploader.transfer_commands)
                        : begin(device, uploader.main_pool, uploader.main_commands);
 }
 
-// Submits the pass begun by begin_pass; `acquire`, when given, records the main queue's half
-// of an ownership transfer, submitted after the pass. Waits until all of it has run.
 void finish_pass(const Device& device, Uploader& uploader, bool on_transfer,
-                 const std::function<void(VkCommandBuffer)>& acquire = {}) {
+                 const std::function<void(VkCommandBuffer)>& acquire) {
     if (on_transfer) {
         submit(uploader, device.transfer_queue, uploader.transfer_commands);
     } else {
@@ -87,15 +82,6 @@ void finish_pass(const Device& device, Uploader& uploader, bool on_transfer,
     }
     wait_timeline(device, uploader.timeline, uploader.last_value);
 }
-
-struct BufferBarrier {
-    VkPipelineStageFlags2 src_stage = VK_PIPELINE_STAGE_2_NONE;
-    VkAccessFlags2 src_access = VK_ACCESS_2_NONE;
-    VkPipelineStageFlags2 dst_stage = VK_PIPELINE_STAGE_2_NONE;
-    VkAccessFlags2 dst_access = VK_ACCESS_2_NONE;
-    std::uint32_t src_family = VK_QUEUE_FAMILY_IGNORED;
-    std::uint32_t dst_family = VK_QUEUE_FAMILY_IGNORED;
-};
 
 void record_buffer_barrier(const Device& device, VkCommandBuffer commands, const Buffer& buffer,
                            const BufferBarrier& barrier) {
@@ -115,41 +101,12 @@ void record_buffer_barrier(const Device& device, VkCommandBuffer commands, const
     device.functions.cmd_pipeline_barrier2(commands, &dependency);
 }
 
-// The staging buffer's copy results become readable by the host.
 void copy_to_host_barrier(const Device& device, VkCommandBuffer commands, const Buffer& staging) {
     record_buffer_barrier(device, commands, staging,
                           {VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                            VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT});
 }
 
-// Ends a transfer-queue pass that wrote `buffer` by moving it to the main queue family.
-void hand_off_buffer(const Device& device, Uploader& uploader, VkCommandBuffer commands,
-                     const Buffer& buffer) {
-    const BufferBarrier release{.src_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
-                                .src_access = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                                .src_family = device.transfer_family,
-                                .dst_family = device.queue_family};
-    BufferBarrier acquire = release;
-    acquire.src_stage = VK_PIPELINE_STAGE_2_NONE;
-    acquire.src_access = VK_ACCESS_2_NONE;
-    acquire.dst_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    acquire.dst_access = kAnyAccess;
-    record_buffer_barrier(device, commands, buffer, release);
-    finish_pass(device, uploader, true, [&](VkCommandBuffer main) {
-        record_buffer_barrier(device, main, buffer, acquire);
-    });
-}
-
-// A run of rows of one mip level and where it lies in the staging buffer.
-struct RowSpan {
-    std::uint32_t level = 0;
-    std::uint32_t y = 0;
-    std::uint32_t rows = 0;
-    VkDeviceSize staging_offset = 0;
-};
-
-// Splits the rows of levels [first, first + count) into batches that each fit the staging
-// buffer, packing small levels together.
 std::vector<std::vector<RowSpan>> plan_rows(VkExtent2D extent, std::uint32_t first,
                                             std::uint32_t count, VkDeviceSize staging) {
     std::vector<std::vector<RowSpan>> batches(1);
@@ -172,19 +129,38 @@ std::vector<std::vector<RowSpan>> plan_rows(VkExtent2D extent, std::uint32_t fir
     return batches;
 }
 
-VkBufferImageCopy image_region(const Image& image, const RowSpan& span) {
-    const VkExtent2D size = mip_extent(image.extent, span.level);
-    VkBufferImageCopy region{};
-    region.bufferOffset = span.staging_offset;
-    region.imageSubresource = {image.aspect, span.level, 0, 1};
-    region.imageOffset = {0, static_cast<std::int32_t>(span.y), 0};
-    region.imageExtent = {size.width, span.rows, 1};
-    return region;
+void check_rgba8_image(const Uploader& uploader, const Image& image) {
+    BATCHSIM_CHECK(
+        image.format == VK_FORMAT_R8G8B8A8_SRGB || image.format == VK_FORMAT_R8G8B8A8_UNORM,
+        InvalidArgument, str("image copies handle RGBA8 images, got format ", image.format));
+    BATCHSIM_CHECK(image.layers == 1, InvalidArgument,
+                   str("image copies handle single-layer images, got ", image.layers, " layers"));
+    BATCHSIM_CHECK(VkDeviceSize{image.extent.width} * kTexelBytes <= uploader.staging.size,
+                   InvalidArgument,
+                   str("a row of a ", image.extent.width, " texel wide image does not fit the ",
+                       uploader.staging.size, "-byte staging buffer"));
 }
 
-VkDeviceSize level_bytes(const Image& image, std::uint32_t level) {
-    const VkExtent2D size = mip_extent(image.extent, level);
-    return VkDeviceSize{size.width} * size.height * kTexelBytes;
+}  // namespace detail
+
+namespace {
+
+// Ends a transfer-queue pass that wrote `buffer` by moving it to the main queue family.
+void hand_off_buffer(const Device& device, Uploader& uploader, VkCommandBuffer commands,
+                     const Buffer& buffer) {
+    const BufferBarrier release{.src_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
+                                .src_access = VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                .src_family = device.transfer_family,
+                                .dst_family = device.queue_family};
+    BufferBarrier acquire = release;
+    acquire.src_stage = VK_PIPELINE_STAGE_2_NONE;
+    acquire.src_access = VK_ACCESS_2_NONE;
+    acquire.dst_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    acquire.dst_access = kAnyAccess;
+    record_buffer_barrier(device, commands, buffer, release);
+    finish_pass(device, uploader, true, [&](VkCommandBuffer main) {
+        record_buffer_barrier(device, main, buffer, acquire);
+    });
 }
 
 // Copies the rows of `batch` into the staging buffer; returns their copy regions.
@@ -201,18 +177,6 @@ std::vector<VkBufferImageCopy> stage_rows(const Uploader& uploader, const Image&
         regions.push_back(image_region(image, span));
     }
     return regions;
-}
-
-void check_rgba8_image(const Uploader& uploader, const Image& image) {
-    BATCHSIM_CHECK(
-        image.format == VK_FORMAT_R8G8B8A8_SRGB || image.format == VK_FORMAT_R8G8B8A8_UNORM,
-        InvalidArgument, str("image copies handle RGBA8 images, got format ", image.format));
-    BATCHSIM_CHECK(image.layers == 1, InvalidArgument,
-                   str("image copies handle single-layer images, got ", image.layers, " layers"));
-    BATCHSIM_CHECK(VkDeviceSize{image.extent.width} * kTexelBytes <= uploader.staging.size,
-                   InvalidArgument,
-                   str("a row of a ", image.extent.width, " texel wide image does not fit the ",
-                       uploader.staging.size, "-byte staging buffer"));
 }
 
 // The barrier that hands a freshly uploaded image to shaders on the main queue: the whole
@@ -234,6 +198,12 @@ ImageBarrier image_ready_barrier(const Device& device, bool release, bool acquir
         b.dst_family = device.queue_family;
     }
     return b;
+}
+
+VkDeviceSize chain_bytes(std::span<const std::span<const std::uint8_t>> levels) {
+    VkDeviceSize total = 0;
+    for (const auto& level : levels) total += level.size();
+    return total;
 }
 
 }  // namespace
@@ -343,98 +313,6 @@ void upload_image_mips(const Device& device, Uploader& uploader, const Image& im
     }
 }
 
-std::vector<std::uint8_t> download_buffer(const Device& device, Uploader& uploader,
-                                          const Buffer& src, VkDeviceSize offset,
-                                          VkDeviceSize size) {
-    BATCHSIM_CHECK(
-        offset <= src.size && size <= src.size - offset, InvalidArgument,
-        str("cannot read ", size, " bytes at offset ", offset, " of a ", src.size, "-byte buffer"));
-    std::vector<std::uint8_t> out(size);
-    for (VkDeviceSize done = 0; done < size;) {
-        const VkDeviceSize chunk = std::min<VkDeviceSize>(uploader.staging.size, size - done);
-        VkCommandBuffer commands = begin_pass(device, uploader, false);
-        record_buffer_barrier(device, commands, src,
-                              {VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
-                               VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT});
-        const VkBufferCopy region{offset + done, 0, chunk};
-        vkCmdCopyBuffer(commands, src.handle, uploader.staging.handle, 1, &region);
-        copy_to_host_barrier(device, commands, uploader.staging);
-        finish_pass(device, uploader, false);
-        std::memcpy(out.data() + done, staging_bytes(uploader), chunk);
-        done += chunk;
-    }
-    return out;
-}
-
-std::vector<std::uint8_t> download_image_level(const Device& device, Uploader& uploader,
-                                               const Image& image, std::uint32_t level) {
-    check_rgba8_image(uploader, image);
-    BATCHSIM_CHECK(level < image.mip_levels, InvalidArgument,
-                   str("image has ", image.mip_levels, " mip levels, asked for level ", level));
-    std::vector<std::uint8_t> out(level_bytes(image, level));
-    const VkDeviceSize row = VkDeviceSize{mip_extent(image.extent, level).width} * kTexelBytes;
-    const ImageBarrier to_source{.old_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                                 .new_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                 .src_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,  // shader reads
-                                 .dst_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
-                                 .dst_access = VK_ACCESS_2_TRANSFER_READ_BIT,
-                                 .base_mip = level,
-                                 .mip_count = 1};
-    const ImageBarrier back{.old_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                            .new_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                            .src_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
-                            .dst_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                            .dst_access = VK_ACCESS_2_SHADER_READ_BIT,
-                            .base_mip = level,
-                            .mip_count = 1};
-    for (const auto& batch : plan_rows(image.extent, level, 1, uploader.staging.size)) {
-        VkCommandBuffer commands = begin_pass(device, uploader, false);
-        record_image_barrier(device, commands, image, to_source);
-        std::vector<VkBufferImageCopy> regions(batch.size());
-        for (std::size_t i = 0; i < batch.size(); ++i) regions[i] = image_region(image, batch[i]);
-        vkCmdCopyImageToBuffer(commands, image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                               uploader.staging.handle, static_cast<std::uint32_t>(regions.size()),
-                               regions.data());
-        record_image_barrier(device, commands, image, back);
-        copy_to_host_barrier(device, commands, uploader.staging);
-        finish_pass(device, uploader, false);
-        for (const RowSpan& span : batch)
-            std::memcpy(out.data() + span.y * row, staging_bytes(uploader) + span.staging_offset,
-                        span.rows * row);
-    }
-    return out;
-}
-
-namespace {
-
-// A temporary uploader no larger than the copy needs.
-template <typename Copy>
-auto with_uploader(const Device& device, VkDeviceSize bytes, Copy copy) {
-    Uploader uploader =
-        create_uploader(device, std::clamp<VkDeviceSize>(bytes, kTexelBytes, kDefaultStagingBytes));
-    try {
-        if constexpr (std::is_void_v<decltype(copy(uploader))>) {
-            copy(uploader);
-            destroy_uploader(device, uploader);
-        } else {
-            auto result = copy(uploader);
-            destroy_uploader(device, uploader);
-            return result;
-        }
-    } catch (...) {
-        destroy_uploader(device, uploader);
-        throw;
-    }
-}
-
-VkDeviceSize chain_bytes(std::span<const std::span<const std::uint8_t>> levels) {
-    VkDeviceSize total = 0;
-    for (const auto& level : levels) total += level.size();
-    return total;
-}
-
-}  // namespace
-
 void upload_buffer(const Device& device, const Buffer& dst, std::span<const std::uint8_t> bytes,
                    VkDeviceSize offset) {
     with_uploader(device, bytes.size(),
@@ -447,21 +325,6 @@ void upload_image_mips(const Device& device, const Image& image,
         std::max(chain_bytes(levels), VkDeviceSize{image.extent.width} * kTexelBytes);
     with_uploader(device, bytes,
                   [&](Uploader& uploader) { upload_image_mips(device, uploader, image, levels); });
-}
-
-std::vector<std::uint8_t> download_buffer(const Device& device, const Buffer& src,
-                                          VkDeviceSize offset, VkDeviceSize size) {
-    return with_uploader(device, size, [&](Uploader& uploader) {
-        return download_buffer(device, uploader, src, offset, size);
-    });
-}
-
-std::vector<std::uint8_t> download_image_level(const Device& device, const Image& image,
-                                               std::uint32_t level) {
-    const VkDeviceSize row = VkDeviceSize{image.extent.width} * kTexelBytes;
-    return with_uploader(device, std::max(row, level_bytes(image, level)), [&](Uploader& uploader) {
-        return download_image_level(device, uploader, image, level);
-    });
 }
 
 }  // namespace batchsim::vk

@@ -1,0 +1,102 @@
+// Internal to src/vk: the pieces upload.cpp and download.cpp share. A pass is one command
+// buffer of staged copies, begun and finished on an Uploader; images are copied in batches of
+// rows that fit its staging buffer. Only those two files include this header.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <type_traits>
+#include <vector>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vk/buffer.hpp"
+#include "vk/device.hpp"
+#include "vk/image.hpp"
+#include "vk/upload.hpp"
+
+namespace batchsim::vk::detail {
+
+constexpr VkDeviceSize kTexelBytes = 4;  // RGBA8, the only format uploads handle
+constexpr VkAccessFlags2 kAnyAccess = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
+
+inline std::uint8_t* staging_bytes(const Uploader& uploader) {
+    return static_cast<std::uint8_t*>(uploader.staging.mapped);
+}
+
+// Copies recorded on the transfer queue (`on_transfer`) or the main queue.
+VkCommandBuffer begin_pass(const Device& device, Uploader& uploader, bool on_transfer);
+
+// Submits the pass begun by begin_pass; `acquire`, when given, records the main queue's half
+// of an ownership transfer, submitted after the pass. Waits until all of it has run.
+void finish_pass(const Device& device, Uploader& uploader, bool on_transfer,
+                 const std::function<void(VkCommandBuffer)>& acquire = {});
+
+struct BufferBarrier {
+    VkPipelineStageFlags2 src_stage = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 src_access = VK_ACCESS_2_NONE;
+    VkPipelineStageFlags2 dst_stage = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 dst_access = VK_ACCESS_2_NONE;
+    std::uint32_t src_family = VK_QUEUE_FAMILY_IGNORED;
+    std::uint32_t dst_family = VK_QUEUE_FAMILY_IGNORED;
+};
+
+void record_buffer_barrier(const Device& device, VkCommandBuffer commands, const Buffer& buffer,
+                           const BufferBarrier& barrier);
+
+// The staging buffer's copy results become readable by the host.
+void copy_to_host_barrier(const Device& device, VkCommandBuffer commands, const Buffer& staging);
+
+// A run of rows of one mip level and where it lies in the staging buffer.
+struct RowSpan {
+    std::uint32_t level = 0;
+    std::uint32_t y = 0;
+    std::uint32_t rows = 0;
+    VkDeviceSize staging_offset = 0;
+};
+
+// Splits the rows of levels [first, first + count) into batches that each fit the staging
+// buffer, packing small levels together.
+std::vector<std::vector<RowSpan>> plan_rows(VkExtent2D extent, std::uint32_t first,
+                                            std::uint32_t count, VkDeviceSize staging);
+
+inline VkBufferImageCopy image_region(const Image& image, const RowSpan& span) {
+    const VkExtent2D size = mip_extent(image.extent, span.level);
+    VkBufferImageCopy region{};
+    region.bufferOffset = span.staging_offset;
+    region.imageSubresource = {image.aspect, span.level, 0, 1};
+    region.imageOffset = {0, static_cast<std::int32_t>(span.y), 0};
+    region.imageExtent = {size.width, span.rows, 1};
+    return region;
+}
+
+inline VkDeviceSize level_bytes(const Image& image, std::uint32_t level) {
+    const VkExtent2D size = mip_extent(image.extent, level);
+    return VkDeviceSize{size.width} * size.height * kTexelBytes;
+}
+
+// Throws InvalidArgument unless image copies handle `image` with this uploader.
+void check_rgba8_image(const Uploader& uploader, const Image& image);
+
+// A temporary uploader no larger than the copy needs.
+template <typename Copy>
+auto with_uploader(const Device& device, VkDeviceSize bytes, Copy copy) {
+    Uploader uploader =
+        create_uploader(device, std::clamp<VkDeviceSize>(bytes, kTexelBytes, kDefaultStagingBytes));
+    try {
+        if constexpr (std::is_void_v<decltype(copy(uploader))>) {
+            copy(uploader);
+            destroy_uploader(device, uploader);
+        } else {
+            auto result = copy(uploader);
+            destroy_uploader(device, uploader);
+            return result;
+        }
+    } catch (...) {
+        destroy_uploader(device, uploader);
+        throw;
+    }
+}
+
+}  // namespace batchsim::vk::detail
