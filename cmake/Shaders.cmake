@@ -8,7 +8,8 @@ function(batchsim_add_shaders target)
   cmake_parse_arguments(ARG "" "INCLUDE_DIR" "SOURCES" ${ARGN})
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/shaders")
   file(MAKE_DIRECTORY "${out_dir}")
-  file(GLOB shared_headers "${ARG_INCLUDE_DIR}/*.h")
+  # Included files: shared.h and GLSL-only *_common.glsl (rebuild the shaders when they change).
+  file(GLOB shared_headers "${ARG_INCLUDE_DIR}/*.h" "${ARG_INCLUDE_DIR}/*_common.glsl")
 
   set(inc_files "")
   set(table_entries "")

@@ -75,6 +75,73 @@ struct CameraPose {
     float qx, qy, qz, qw;
 };
 
+// ---- raster renderer: chunk culling (cull.comp) and drawing (raster.vert/frag) ----
+
+// Threads per culling workgroup; one thread tests one (view, chunk) pair.
+#define BATCHSIM_CULL_GROUP_SIZE 64
+// Textures one scene may have in the raster backend: shaders select them with constant
+// indices (drivers without descriptor indexing, lavapipe among them, allow nothing else).
+#define BATCHSIM_MAX_SCENE_TEXTURES 16
+
+// VkDrawIndexedIndirectCommand, written by the culling pass.
+struct DrawCommand {
+    uint index_count;
+    uint instance_count;
+    uint first_index;
+    int vertex_offset;
+    uint first_instance;
+};
+
+// What a draw needs besides its indices: the view it belongs to and its material.
+struct DrawInfo {
+    uint view;
+    uint material;
+};
+
+// Camera intrinsics and the atlas layout: view v renders into tile
+// (v mod tiles_x, v / tiles_x) of tile_width x tile_height pixels.
+struct ViewParams {
+    float tan_half_x;  // tan(hfov / 2)
+    float tan_half_y;  // tan(hfov / 2) * height / width
+    float near_plane;
+    float far_plane;
+    uint tiles_x;
+    uint tile_width;
+    uint tile_height;
+    uint atlas_width;
+    uint atlas_height;
+    uint view_count;
+    uint pad0, pad1;
+};
+
+struct CullParams {
+    uint64_t poses;       // CameraPose[view_count]
+    uint64_t chunks;      // MeshChunk[chunk_count] of the scene at resident place `place`
+    uint64_t draws;       // DrawCommand[max_draws]
+    uint64_t draw_infos;  // DrawInfo[max_draws]
+    uint64_t draw_count;  // uint, zeroed before the pass
+    uint chunk_count;
+    uint place;
+    uint max_draws;
+    uint pad0;
+    ViewParams view;
+};
+
+struct RasterParams {
+    uint64_t poses;       // CameraPose[view_count]
+    uint64_t vertices;    // Vertex[] of the place's scene
+    uint64_t materials;   // Material[] of the place's scene
+    uint64_t draw_infos;  // DrawInfo[] written by the culling pass
+    ViewParams view;
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(DrawCommand) == 20 && sizeof(DrawInfo) == 8);
+static_assert(sizeof(ViewParams) == 48);
+static_assert(sizeof(CullParams) == 104 && offsetof(CullParams, view) == 56);
+static_assert(sizeof(RasterParams) == 80 && offsetof(RasterParams, view) == 32);
+#endif
+
 #ifdef __cplusplus
 static_assert(sizeof(CameraPose) == 32 && offsetof(CameraPose, qx) == 16);
 static_assert(sizeof(Vertex) == 32);

@@ -13,5 +13,6 @@ void bind_nav(pybind11::module_& m);
 void bind_scene(pybind11::module_& m);
 void bind_sim_config(pybind11::module_& m);
 void bind_sim(pybind11::module_& m);
+void bind_render(pybind11::module_& m);
 
 }  // namespace batchsim::bindings

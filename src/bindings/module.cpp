@@ -12,4 +12,5 @@ PYBIND11_MODULE(_core, m) {
     batchsim::bindings::bind_scene(m);
     batchsim::bindings::bind_sim_config(m);
     batchsim::bindings::bind_sim(m);
+    batchsim::bindings::bind_render(m);
 }

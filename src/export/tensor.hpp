@@ -45,6 +45,8 @@ public:
     [[nodiscard]] std::size_t nbytes() const { return static_cast<std::size_t>(buffer_.size); }
     [[nodiscard]] std::uintptr_t data_ptr() const;  // what DLPack consumers see
     [[nodiscard]] VkDeviceAddress device_address() const { return buffer_.address; }
+    // The Vulkan buffer, for copies into it (TRANSFER_DST) by renderers.
+    [[nodiscard]] VkBuffer vk_buffer() const { return buffer_.handle; }
     [[nodiscard]] const std::shared_ptr<GpuContext>& context() const { return context_; }
 
 private:

@@ -110,6 +110,7 @@ DeviceFeatures supported_features(VkPhysicalDevice handle,
     out.synchronization2 = sync2_ext && chain.sync2.synchronization2;
     out.draw_indirect_count = chain.v12.drawIndirectCount;
     out.multi_draw_indirect = chain.features.features.multiDrawIndirect;
+    out.shader_clip_distance = chain.features.features.shaderClipDistance;
     out.shader_draw_parameters = chain.v11.shaderDrawParameters;
     out.sampler_anisotropy = chain.features.features.samplerAnisotropy;
     out.runtime_descriptor_array = chain.v12.runtimeDescriptorArray;
@@ -139,6 +140,7 @@ void request_features(const DeviceFeatures& on, FeatureChain& chain) {
     chain.v12.descriptorBindingVariableDescriptorCount = on.descriptor_binding_variable_count;
     chain.features.features.shaderInt64 = VK_TRUE;
     chain.features.features.multiDrawIndirect = on.multi_draw_indirect;
+    chain.features.features.shaderClipDistance = on.shader_clip_distance;
     chain.features.features.samplerAnisotropy = on.sampler_anisotropy;
 }
 
@@ -242,6 +244,7 @@ std::vector<std::string> missing_features(const DeviceFeatures& features,
         {&DeviceFeatures::synchronization2, "synchronization2"},
         {&DeviceFeatures::draw_indirect_count, "drawIndirectCount"},
         {&DeviceFeatures::multi_draw_indirect, "multiDrawIndirect"},
+        {&DeviceFeatures::shader_clip_distance, "shaderClipDistance"},
         {&DeviceFeatures::shader_draw_parameters, "shaderDrawParameters"},
         {&DeviceFeatures::sampler_anisotropy, "samplerAnisotropy"},
         {&DeviceFeatures::runtime_descriptor_array, "runtimeDescriptorArray"},

@@ -24,6 +24,7 @@ struct DeviceFeatures {
     bool synchronization2 = false;        // synchronization2 (VK_KHR_synchronization2)
     bool draw_indirect_count = false;     // drawIndirectCount
     bool multi_draw_indirect = false;     // multiDrawIndirect
+    bool shader_clip_distance = false;    // shaderClipDistance
     bool shader_draw_parameters = false;  // shaderDrawParameters
     bool sampler_anisotropy = false;      // samplerAnisotropy
     // An array of sampled images indexed per draw: the four descriptor indexing pieces.

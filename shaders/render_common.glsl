@@ -1,0 +1,37 @@
+// Shared by the raster renderer's shaders: buffer references and camera transforms.
+// Conventions (tests/python/raycast_reference.py): the camera looks along its -z, +y up,
+// +x right; CameraPose's quaternion maps the camera frame to the world.
+
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer PoseArray {
+    CameraPose items[];
+};
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer ChunkArray {
+    MeshChunk items[];
+};
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer VertexArray {
+    Vertex items[];
+};
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer MaterialArray {
+    Material items[];
+};
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer DrawCommandArray {
+    DrawCommand items[];
+};
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer DrawInfoArray {
+    DrawInfo items[];
+};
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Counter {
+    uint value;
+};
+
+// q v q* for a unit quaternion q = (x, y, z, w).
+vec3 rotate(vec4 q, vec3 v) {
+    const vec3 t = 2.0 * cross(q.xyz, v);
+    return v + q.w * t + cross(q.xyz, t);
+}
+
+// A world point in the camera frame of `pose`.
+vec3 to_camera(CameraPose pose, vec3 world) {
+    const vec4 inverse = vec4(-pose.qx, -pose.qy, -pose.qz, pose.qw);
+    return rotate(inverse, world - vec3(pose.x, pose.y, pose.z));
+}

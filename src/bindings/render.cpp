@@ -1,0 +1,95 @@
+// batchsim._core.BatchRenderer: arguments checked here, then the GIL is released around
+// uploads and renders. Its outputs are persistent batchsim.Tensor objects.
+#include <optional>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings/arrays.hpp"
+#include "bindings/bindings.hpp"
+#include "render/batch_renderer.hpp"
+
+namespace py = pybind11;
+
+namespace batchsim::bindings {
+namespace {
+
+using render::BatchRenderer;
+using UIntArray = py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>;
+
+// CameraPose records from positions [N, 3], rotations [N, 4] (x, y, z, w) and places [N].
+std::vector<gpu::CameraPose> camera_poses(std::size_t views, const FloatArray& positions,
+                                          const FloatArray& rotations, const UIntArray& places) {
+    auto require = [&](const py::array& a, std::size_t width, const char* name) {
+        const bool ok = width == 0 ? a.ndim() == 1 && std::size_t(a.shape(0)) == views
+                                   : a.ndim() == 2 && std::size_t(a.shape(0)) == views &&
+                                         std::size_t(a.shape(1)) == width;
+        BATCHSIM_CHECK(ok, InvalidArgument,
+                       width == 0 ? str(name, ": expected shape [", views, "], got ", shape_of(a))
+                                  : str(name, ": expected shape [", views, ", ", width, "], got ",
+                                        shape_of(a)));
+    };
+    require(positions, 3, "positions");
+    require(rotations, 4, "rotations");
+    require(places, 0, "places");
+    std::vector<gpu::CameraPose> poses(views);
+    for (std::size_t i = 0; i < views; ++i) {
+        const float* p = positions.data() + 3 * i;
+        const float* q = rotations.data() + 4 * i;
+        poses[i] = {p[0], p[1], p[2], places.data()[i], q[0], q[1], q[2], q[3]};
+    }
+    return poses;
+}
+
+std::uintptr_t consumer_stream(const BatchRenderer& renderer, std::optional<std::int64_t> stream) {
+    const auto& context = renderer.depth()->context();
+    if (stream) return static_cast<std::uintptr_t>(*stream);
+    if (!context->exports_cuda()) return 0;
+    return py::module_::import("batchsim._streams")
+        .attr("current_stream")(context->cuda_ordinal())
+        .cast<std::uintptr_t>();
+}
+
+}  // namespace
+
+void bind_render(py::module_& m) {
+    py::class_<BatchRenderer, std::shared_ptr<BatchRenderer>>(
+        m, "BatchRenderer", "Every view of a batch in one submission (raster backend).")
+        .def(py::init([](std::shared_ptr<GpuContext> context, std::uint32_t views,
+                         std::uint32_t width, std::uint32_t height, float hfov, float near_plane,
+                         float far_plane, std::uint32_t places) {
+                 py::gil_scoped_release unlocked;
+                 return std::make_shared<BatchRenderer>(
+                     std::move(context), render::RendererConfig{views, width, height, hfov,
+                                                                near_plane, far_plane, places});
+             }),
+             py::arg("context"), py::arg("views"), py::kw_only(), py::arg("width") = 64,
+             py::arg("height") = 64, py::arg("hfov") = 90.0f, py::arg("near") = 0.01f,
+             py::arg("far") = 1000.0f, py::arg("places") = 2)
+        .def(
+            "set_scene",
+            [](BatchRenderer& r, std::uint32_t place,
+               const std::shared_ptr<assets::PackedScene>& scene) {
+                py::gil_scoped_release unlocked;
+                r.set_scene(place, scene.get());
+            },
+            py::arg("place"), py::arg("scene").none(true))
+        .def("scene_bytes", &BatchRenderer::scene_bytes, py::arg("place"))
+        .def(
+            "render",
+            [](BatchRenderer& r, const FloatArray& positions, const FloatArray& rotations,
+               const UIntArray& places, std::optional<std::int64_t> stream) {
+                const auto poses = camera_poses(r.config().views, positions, rotations, places);
+                const std::uintptr_t s = consumer_stream(r, stream);
+                py::gil_scoped_release unlocked;
+                r.render(poses, s);
+            },
+            py::arg("positions"), py::arg("rotations"), py::arg("places"),
+            py::arg("stream") = py::none())
+        .def_property_readonly("depth", &BatchRenderer::depth,
+                               "[N, 1, H, W] float32 metres along the view axis; 0 = nothing")
+        .def_property_readonly("rgb", &BatchRenderer::rgb, "[N, H, W, 4] uint8 sRGB, alpha 255");
+}
+
+}  // namespace batchsim::bindings
