@@ -124,3 +124,25 @@ def test_outputs_are_persistent_and_inputs_checked(cpu_context):
         renderer.render(positions, rotations, np.array([0, 4], np.uint32))
     with pytest.raises(ValueError, match="hfov"):
         batchsim._core.BatchRenderer(cpu_context, 2, hfov=0.0)
+
+
+def test_cuda_tensors_match_cpu_export(procgen_dataset, cpu_context):
+    status = batchsim.cuda_status()
+    if not status["available"]:
+        pytest.skip(f"no CUDA: {status['reason']}")
+    import torch
+
+    root, _ = procgen_dataset
+    scene = batchsim.Scene.load(sorted((root / "scene_datasets" / "procgen").glob("*.bsscene"))[0])
+    positions, rotations = navmesh_cameras(scene, 9, seed=9)
+    places = np.zeros(9, np.uint32)
+    outputs = []
+    for context in (cpu_context, batchsim.Context(device="cuda:0", export="cuda")):
+        renderer = batchsim._core.BatchRenderer(context, 9, width=64, height=64, places=1)
+        renderer.set_scene(0, scene)
+        renderer.render(positions, rotations, places)
+        depth, rgb = torch.from_dlpack(renderer.depth), torch.from_dlpack(renderer.rgb)
+        outputs.append((depth.cpu().numpy().copy(), rgb.cpu().numpy().copy(), depth.device))
+    assert outputs[1][2].type == "cuda"
+    np.testing.assert_allclose(outputs[0][0], outputs[1][0], atol=1e-3)
+    assert np.abs(outputs[0][1].astype(int) - outputs[1][1].astype(int)).mean() < 1.0
