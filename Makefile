@@ -17,6 +17,7 @@ demo: setup
 	$(PYTHON) examples/navmesh_tour.py build/demo
 	$(PYTHON) -m batchsim procgen --out data/procgen --preview
 	$(PYTHON) examples/sim_tour.py data/procgen build/demo
+	$(PYTHON) examples/render_mosaic.py data/procgen build/demo
 
 test: setup
 	$(MAKE) test-cpp

@@ -146,3 +146,19 @@ def test_cuda_tensors_match_cpu_export(procgen_dataset, cpu_context):
     assert outputs[1][2].type == "cuda"
     np.testing.assert_allclose(outputs[0][0], outputs[1][0], atol=1e-3)
     assert np.abs(outputs[0][1].astype(int) - outputs[1][1].astype(int)).mean() < 1.0
+
+
+def test_render_mosaic_example_runs(procgen_dataset, tmp_path):
+    import subprocess
+    import sys
+
+    root, _ = procgen_dataset
+    example = Path(__file__).resolve().parents[2] / "examples" / "render_mosaic.py"
+    result = subprocess.run(
+        [sys.executable, str(example), str(root), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "render-mosaic.png").stat().st_size > 1000
