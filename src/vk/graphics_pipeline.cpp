@@ -3,18 +3,10 @@
 #include <array>
 
 #include "core/check.hpp"
+#include "vk/pipeline.hpp"
 
 namespace batchsim::vk {
 namespace {
-
-VkShaderModule shader_module(const Device& device, std::span<const std::uint32_t> spirv) {
-    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = spirv.size_bytes();
-    info.pCode = spirv.data();
-    VkShaderModule module = VK_NULL_HANDLE;
-    VK_CHECK(vkCreateShaderModule(device.handle, &info, nullptr, &module));
-    return module;
-}
 
 VkPipelineLayout pipeline_layout(const Device& device, const GraphicsPipelineDesc& desc) {
     const VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
@@ -82,8 +74,8 @@ GraphicsPipeline create_graphics_pipeline(const Device& device, const GraphicsPi
     std::array<VkShaderModule, 2> modules{VK_NULL_HANDLE, VK_NULL_HANDLE};
     try {
         pipeline.layout = pipeline_layout(device, desc);
-        modules = {shader_module(device, desc.vertex_spirv),
-                   shader_module(device, desc.fragment_spirv)};
+        modules = {create_shader_module(device, desc.vertex_spirv),
+                   create_shader_module(device, desc.fragment_spirv)};
         std::array<VkPipelineShaderStageCreateInfo, 2> stages{};
         for (std::size_t i = 0; i < stages.size(); ++i) {
             stages[i] = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};

@@ -5,15 +5,6 @@
 namespace batchsim::vk {
 namespace {
 
-VkShaderModule create_shader_module(const Device& device, std::span<const std::uint32_t> spirv) {
-    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = spirv.size_bytes();
-    info.pCode = spirv.data();
-    VkShaderModule module = VK_NULL_HANDLE;
-    VK_CHECK(vkCreateShaderModule(device.handle, &info, nullptr, &module));
-    return module;
-}
-
 VkPipelineLayout create_layout(const Device& device, std::uint32_t push_constant_size) {
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_size};
     VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
@@ -25,6 +16,15 @@ VkPipelineLayout create_layout(const Device& device, std::uint32_t push_constant
 }
 
 }  // namespace
+
+VkShaderModule create_shader_module(const Device& device, std::span<const std::uint32_t> spirv) {
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = spirv.size_bytes();
+    info.pCode = spirv.data();
+    VkShaderModule module = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateShaderModule(device.handle, &info, nullptr, &module));
+    return module;
+}
 
 ComputePipeline create_compute_pipeline(const Device& device, std::span<const std::uint32_t> spirv,
                                         std::uint32_t push_constant_size) {

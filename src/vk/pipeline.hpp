@@ -11,6 +11,9 @@
 
 namespace batchsim::vk {
 
+// A shader module of SPIR-V words (pipelines keep the code; destroy it after creating them).
+VkShaderModule create_shader_module(const Device& device, std::span<const std::uint32_t> spirv);
+
 struct ComputePipeline {
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkPipeline handle = VK_NULL_HANDLE;

@@ -9,6 +9,7 @@
 #include "assets/textures.hpp"
 #include "core/check.hpp"
 #include "vk/instance.hpp"
+#include "vk_test_device.hpp"
 
 using batchsim::Error;
 using batchsim::assets::PackedScene;
@@ -18,21 +19,7 @@ namespace vk = batchsim::vk;
 
 namespace {
 
-// A validated device; the test fails if Vulkan reported anything while it lived.
-struct Fixture {
-    vk::Instance instance = vk::create_instance({.validation = true});
-    vk::Device device;
-    std::uint64_t messages_before = vk::validation_message_total();
-    Fixture() {
-        const auto physicals = vk::enumerate_physical_devices(instance.handle);
-        device = vk::create_device(vk::select_physical_device(physicals, ""), {});
-    }
-    ~Fixture() {
-        vk::destroy_device(device);
-        vk::destroy_instance(instance);
-        CHECK(vk::validation_message_total() == messages_before);
-    }
-};
+using Fixture = batchsim::test::ValidatedDevice;
 
 std::vector<std::uint8_t> gradient(std::uint32_t width, std::uint32_t height, std::uint8_t seed) {
     std::vector<std::uint8_t> rgba(std::size_t{width} * height * 4);

@@ -9,27 +9,15 @@
 
 #include "core/check.hpp"
 #include "vk/instance.hpp"
+#include "vk_test_device.hpp"
 
 using batchsim::Error;
 using namespace batchsim::vk;
 
 namespace {
 
-// A validated device; the test fails if Vulkan reported anything while it lived.
-struct Fixture {
-    Instance instance = create_instance({.validation = true});
-    Device device;
-    std::uint64_t messages_before = validation_message_total();
-    Fixture() {
-        const auto physicals = enumerate_physical_devices(instance.handle);
-        device = create_device(select_physical_device(physicals, ""), {});
-    }
-    ~Fixture() {
-        destroy_device(device);
-        destroy_instance(instance);
-        CHECK(validation_message_total() == messages_before);
-    }
-
+// A validated device (vk_test_device.hpp).
+struct Fixture : batchsim::test::ValidatedDevice {
     [[nodiscard]] Buffer make_buffer(VkDeviceSize size) const {
         return create_buffer(
             device, {.size = size,
