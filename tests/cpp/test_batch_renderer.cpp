@@ -59,13 +59,13 @@ TEST_CASE("BatchRenderer: a wall at 3 m, seen straight and from the side", "[bat
                                                  pose_at(0, 0, 0, 0, 0)};  // an empty place
         renderer.render(poses, 0);
         const auto depth = floats(*renderer.depth());
-        const std::size_t pixels = 16 * 12;
+        const std::size_t pixels = std::size_t{16} * 12;
         // hfov 90: the wall (4 m wide at 3 m) covers the middle 2/3 of the columns.
         CHECK(depth[6 * 16 + 8] == Approx(3.0f).margin(1e-4));
         CHECK(depth[6 * 16 + 0] == 0.0f);
         for (std::size_t i = pixels; i < 3 * pixels; ++i) REQUIRE(depth[i] == 0.0f);
         const auto* rgb = reinterpret_cast<const std::uint8_t*>(renderer.rgb()->data_ptr());
-        const std::size_t centre = (6 * 16 + 8) * 4;
+        const std::size_t centre = std::size_t{6 * 16 + 8} * 4;
         CHECK(rgb[centre] == 255);
         CHECK(rgb[centre + 1] == 0);
         CHECK(rgb[centre + 3] == 255);
