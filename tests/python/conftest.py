@@ -46,3 +46,25 @@ def procgen_dataset():
     out = Path(os.environ.get("BATCHSIM_TEST_DATA", root))
     manifest = ensure_dataset(out, DatasetConfig(**TEST_DATASET))
     return out, manifest
+
+
+@pytest.fixture
+def run_example():
+    """Runs examples/<name> with arguments in a fresh interpreter; returns its stdout."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+
+    def run(name: str, *args) -> str:
+        result = subprocess.run(
+            [sys.executable, str(examples / name), *map(str, args)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    return run

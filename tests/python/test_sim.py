@@ -257,21 +257,9 @@ def test_corridor_geodesic_matches_exact_mode(three_scene_split):
     np.testing.assert_array_equal(exact["success"], fast["success"])
 
 
-def test_sim_tour_example_runs(procgen_dataset, tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
-
+def test_sim_tour_example_runs(procgen_dataset, tmp_path, run_example):
     root, _ = procgen_dataset
-    example = Path(__file__).resolve().parents[2] / "examples" / "sim_tour.py"
-    result = subprocess.run(
-        [sys.executable, str(example), str(root), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    assert "compass agent on 20 val episodes" in result.stdout
+    assert "compass agent on 20 val episodes" in run_example("sim_tour.py", root, tmp_path)
     assert (tmp_path / "sim-trajectories.png").stat().st_size > 1000
 
 
