@@ -3,9 +3,9 @@
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
-// Frustum culling: one thread per (view, chunk) of the scene at one resident place. A chunk
-// whose box lies entirely outside one frustum plane is dropped; every other chunk of a view
-// that sees this place becomes an indexed draw.
+// Frustum culling: one thread per (view, chunk) of the scene at one resident place, for the
+// views of one batch. A chunk whose box lies entirely outside one frustum plane is dropped;
+// every other chunk of a view that sees this place becomes an indexed draw.
 
 #include "shared.h"
 #include "render_common.glsl"
@@ -39,7 +39,7 @@ bool outside(CameraPose pose, MeshChunk chunk) {
 void main() {
     const uint index = gl_GlobalInvocationID.x;
     if (params.chunk_count == 0 || index >= params.view.view_count * params.chunk_count) return;
-    const uint view = index / params.chunk_count;
+    const uint view = params.first_view + index / params.chunk_count;
     const uint chunk_index = index % params.chunk_count;
     const CameraPose pose = PoseArray(params.poses).items[view];
     if (pose.resident_scene != params.place) return;

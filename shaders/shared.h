@@ -123,7 +123,7 @@ struct CullParams {
     uint chunk_count;
     uint place;
     uint max_draws;
-    uint pad0;
+    uint first_view;  // of the batch; view.view_count is the batch's view count
     ViewParams view;
 };
 

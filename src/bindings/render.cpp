@@ -43,7 +43,7 @@ std::vector<gpu::CameraPose> camera_poses(std::size_t views, const FloatArray& p
 }
 
 std::uintptr_t consumer_stream(const BatchRenderer& renderer, std::optional<std::int64_t> stream) {
-    const auto& context = renderer.depth()->context();
+    const auto& context = renderer.context();
     if (stream) return static_cast<std::uintptr_t>(*stream);
     if (!context->exports_cuda()) return 0;
     return py::module_::import("batchsim._streams")
@@ -58,15 +58,18 @@ void bind_render(py::module_& m) {
         m, "BatchRenderer", "Every view of a batch in one submission (raster backend).")
         .def(py::init([](std::shared_ptr<GpuContext> context, std::uint32_t views,
                          std::uint32_t width, std::uint32_t height, float hfov, float near_plane,
-                         float far_plane, std::uint32_t places) {
+                         float far_plane, std::uint32_t places, std::uint32_t batches, bool depth,
+                         bool rgb) {
                  py::gil_scoped_release unlocked;
                  return std::make_shared<BatchRenderer>(
-                     std::move(context), render::RendererConfig{views, width, height, hfov,
-                                                                near_plane, far_plane, places});
+                     std::move(context),
+                     render::RendererConfig{views, width, height, hfov, near_plane, far_plane,
+                                            places, batches, depth, rgb});
              }),
              py::arg("context"), py::arg("views"), py::kw_only(), py::arg("width") = 64,
              py::arg("height") = 64, py::arg("hfov") = 90.0f, py::arg("near") = 0.01f,
-             py::arg("far") = 1000.0f, py::arg("places") = 2)
+             py::arg("far") = 1000.0f, py::arg("places") = 2, py::arg("batches") = 1,
+             py::arg("depth") = true, py::arg("rgb") = true)
         .def(
             "set_scene",
             [](BatchRenderer& r, std::uint32_t place,
@@ -87,9 +90,52 @@ void bind_render(py::module_& m) {
             },
             py::arg("positions"), py::arg("rotations"), py::arg("places"),
             py::arg("stream") = py::none())
+        .def_property_readonly("batches", &BatchRenderer::batch_count)
+        .def(
+            "batch_views",
+            [](const BatchRenderer& r, std::uint32_t batch) {
+                const auto range = r.batch_views(batch);
+                return py::make_tuple(range.first, range.count);
+            },
+            py::arg("batch"), "(first view, view count) of a batch")
+        .def(
+            "submit",
+            [](BatchRenderer& r, std::uint32_t batch, const FloatArray& positions,
+               const FloatArray& rotations, const UIntArray& places,
+               std::optional<std::int64_t> stream) {
+                const auto views = r.batch_views(batch).count;
+                const auto poses = camera_poses(views, positions, rotations, places);
+                const std::uintptr_t s = consumer_stream(r, stream);
+                py::gil_scoped_release unlocked;
+                r.submit(batch, poses, s);
+            },
+            py::arg("batch"), py::arg("positions"), py::arg("rotations"), py::arg("places"),
+            py::arg("stream") = py::none())
+        .def(
+            "wait",
+            [](BatchRenderer& r, std::uint32_t batch) {
+                py::gil_scoped_release unlocked;
+                r.wait(batch);
+            },
+            py::arg("batch"))
+        .def(
+            "pass_times",
+            [](const BatchRenderer& r, std::uint32_t batch) -> py::object {
+                const auto times = r.pass_times(batch);
+                if (!times) return py::none();
+                py::dict out;
+                out["upload_ms"] = times->upload_ms;
+                out["cull_ms"] = times->cull_ms;
+                out["draw_ms"] = times->draw_ms;
+                out["copy_ms"] = times->copy_ms;
+                return out;
+            },
+            py::arg("batch"), "GPU milliseconds per pass of the batch's last finished submission")
         .def_property_readonly("depth", &BatchRenderer::depth,
-                               "[N, 1, H, W] float32 metres along the view axis; 0 = nothing")
-        .def_property_readonly("rgb", &BatchRenderer::rgb, "[N, H, W, 4] uint8 sRGB, alpha 255");
+                               "[N, 1, H, W] float32 metres along the view axis; 0 = nothing; "
+                               "None unless rendered")
+        .def_property_readonly("rgb", &BatchRenderer::rgb,
+                               "[N, H, W, 4] uint8 sRGB, alpha 255; None unless rendered");
 }
 
 }  // namespace batchsim::bindings

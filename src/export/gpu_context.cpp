@@ -76,6 +76,24 @@ struct GpuContext::Impl {
 
     void create(const Config& config);
     void destroy() noexcept;
+
+    // Orders one submission: it waits until the consumer stream has read the previous
+    // results (CUDA export) and signals the next timeline value, which the stream then
+    // waits for. Returns that value. Call with submit_mutex held.
+    template <typename Submit>
+    std::uint64_t ordered_submit(std::uintptr_t cuda_stream, Submit&& submit) {
+        const bool cuda_export = cuda.ordinal >= 0;
+        vk::SubmitOrder order{.timeline = timeline};
+        const auto stream = reinterpret_cast<cuda::CUstream>(cuda_stream);
+        if (cuda_export) {
+            order.wait_value = ++last_value;
+            cuda::signal_on_stream(cuda, cuda_timeline, order.wait_value, stream);
+        }
+        order.signal_value = ++last_value;
+        submit(order);
+        if (cuda_export) cuda::wait_on_stream(cuda, cuda_timeline, order.signal_value, stream);
+        return order.signal_value;
+    }
 };
 
 void GpuContext::Impl::create(const Config& config) {
@@ -149,20 +167,23 @@ GpuContext::Recording GpuContext::begin() {
 void GpuContext::submit(Recording& recording, std::uintptr_t cuda_stream) {
     BATCHSIM_CHECK(recording.lock_.owns_lock(), Internal, "submit() of a finished recording");
     Impl& s = *impl_;
-    vk::SubmitOrder order{.timeline = s.timeline};
-    const auto stream = reinterpret_cast<cuda::CUstream>(cuda_stream);
-    if (exports_cuda()) {
-        // The consumer's reads of the previous results finish before the GPU overwrites them.
-        order.wait_value = ++s.last_value;
-        cuda::signal_on_stream(s.cuda, s.cuda_timeline, order.wait_value, stream);
-    }
-    order.signal_value = ++s.last_value;
-    vk::submit_commands(s.device, s.ring, order);
-    if (exports_cuda())
-        cuda::wait_on_stream(s.cuda, s.cuda_timeline, order.signal_value, stream);
-    else
-        vk::wait_timeline(s.device, s.timeline, order.signal_value);
+    const std::uint64_t done = s.ordered_submit(cuda_stream, [&](const vk::SubmitOrder& order) {
+        vk::submit_commands(s.device, s.ring, order);
+    });
+    if (!exports_cuda()) vk::wait_timeline(s.device, s.timeline, done);
     recording.lock_.unlock();
+}
+
+std::uint64_t GpuContext::submit_recorded(VkCommandBuffer commands, std::uintptr_t cuda_stream) {
+    Impl& s = *impl_;
+    std::lock_guard lock(s.submit_mutex);
+    return s.ordered_submit(cuda_stream, [&](const vk::SubmitOrder& order) {
+        vk::submit_buffer(s.device, commands, order);
+    });
+}
+
+void GpuContext::wait_for(std::uint64_t value) {
+    if (value > 0) vk::wait_timeline(impl_->device, impl_->timeline, value);
 }
 
 void GpuContext::make_visible(std::uintptr_t cuda_stream) {

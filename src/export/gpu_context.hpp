@@ -66,6 +66,12 @@ public:
     // Submits; `cuda_stream` (a CUstream handle, 1 = legacy default) is the consumer for
     // CUDA export and ignored for CPU export, where this returns once the GPU is done.
     void submit(Recording& recording, std::uintptr_t cuda_stream);
+    // Submits a command buffer the caller recorded (and may reuse once it is done), ordered
+    // like submit(). Returns the timeline value that marks it done; with CPU export it does
+    // not wait: call wait_for(value) before reading what it wrote.
+    std::uint64_t submit_recorded(VkCommandBuffer commands, std::uintptr_t cuda_stream);
+    // Blocks until the submission that returned `value` has finished on the GPU.
+    void wait_for(std::uint64_t value);
     // Makes the latest submission's results visible to work enqueued on `cuda_stream`.
     void make_visible(std::uintptr_t cuda_stream);
     // Blocks until every submission so far has finished on the GPU.

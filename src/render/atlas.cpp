@@ -29,12 +29,13 @@ VkRenderingAttachmentInfoKHR attachment(const vk::Image& image, VkImageLayout la
 }
 
 // One region per view: its tile of the atlas to its slice of a tightly packed tensor.
-std::vector<VkBufferImageCopy> tile_regions(const AtlasLayout& layout, VkDeviceSize texel_bytes) {
-    std::vector<VkBufferImageCopy> regions(layout.views);
+std::vector<VkBufferImageCopy> tile_regions(const AtlasLayout& layout, std::uint32_t first,
+                                            std::uint32_t count, VkDeviceSize texel_bytes) {
+    std::vector<VkBufferImageCopy> regions(count);
     const VkDeviceSize view_bytes =
         VkDeviceSize{layout.tile_width} * layout.tile_height * texel_bytes;
-    for (std::uint32_t v = 0; v < layout.views; ++v) {
-        VkBufferImageCopy& r = regions[v];
+    for (std::uint32_t v = first; v < first + count; ++v) {
+        VkBufferImageCopy& r = regions[v - first];
         r.bufferOffset = v * view_bytes;
         r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
         r.imageOffset = {static_cast<std::int32_t>((v % layout.tiles_x) * layout.tile_width),
@@ -64,16 +65,19 @@ AtlasLayout atlas_layout(const vk::Device& device, std::uint32_t views, std::uin
     return out;
 }
 
-AtlasTargets create_atlas_targets(const vk::Device& device, const AtlasLayout& layout) {
+AtlasTargets create_atlas_targets(const vk::Device& device, const AtlasLayout& layout,
+                                  AtlasOutputs outputs) {
     const VkExtent2D extent{layout.width, layout.height};
     const VkImageUsageFlags color_usage =
         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
     AtlasTargets targets;
     try {
-        targets.depth = vk::create_image(
-            device, {.format = kDepthTargetFormat, .extent = extent, .usage = color_usage});
-        targets.color = vk::create_image(
-            device, {.format = kColorTargetFormat, .extent = extent, .usage = color_usage});
+        if (outputs.depth)
+            targets.depth = vk::create_image(
+                device, {.format = kDepthTargetFormat, .extent = extent, .usage = color_usage});
+        if (outputs.rgb)
+            targets.color = vk::create_image(
+                device, {.format = kColorTargetFormat, .extent = extent, .usage = color_usage});
         targets.zbuffer =
             vk::create_image(device, {.format = kZBufferFormat,
                                       .extent = extent,
@@ -93,9 +97,17 @@ void destroy_atlas_targets(const vk::Device& device, AtlasTargets& targets) {
 }
 
 void begin_atlas_rendering(const vk::Device& device, VkCommandBuffer commands,
-                           const AtlasTargets& targets, const AtlasLayout& layout) {
-    // Last batch's contents are not needed: start from UNDEFINED.
-    for (const vk::Image* image : {&targets.depth, &targets.color})
+                           const AtlasTargets& targets, const AtlasLayout& layout,
+                           const VkRect2D& area) {
+    // Earlier contents are not needed: start from UNDEFINED, once earlier copies are done.
+    VkClearValue nothing{};
+    nothing.color = {{0.0f, 0.0f, 0.0f, 0.0f}};
+    VkClearValue black{};
+    black.color = {{0.0f, 0.0f, 0.0f, 1.0f}};
+    std::vector<VkRenderingAttachmentInfoKHR> colors;
+    for (const auto& [image, clear] :
+         {std::pair{&targets.depth, nothing}, {&targets.color, black}}) {
+        if (image->handle == VK_NULL_HANDLE) continue;
         vk::record_image_barrier(device, commands, *image,
                                  {.old_layout = VK_IMAGE_LAYOUT_UNDEFINED,
                                   .new_layout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
@@ -103,6 +115,8 @@ void begin_atlas_rendering(const vk::Device& device, VkCommandBuffer commands,
                                   .src_access = VK_ACCESS_2_NONE,
                                   .dst_stage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                                   .dst_access = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT});
+        colors.push_back(attachment(*image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, clear));
+    }
     vk::record_image_barrier(device, commands, targets.zbuffer,
                              {.old_layout = VK_IMAGE_LAYOUT_UNDEFINED,
                               .new_layout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
@@ -111,28 +125,20 @@ void begin_atlas_rendering(const vk::Device& device, VkCommandBuffer commands,
                               .dst_stage = VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT,
                               .dst_access = VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
                                             VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT});
-    VkClearValue nothing{};
-    nothing.color = {{0.0f, 0.0f, 0.0f, 0.0f}};
-    VkClearValue black{};
-    black.color = {{0.0f, 0.0f, 0.0f, 1.0f}};
     VkClearValue far_depth{};
     far_depth.depthStencil = {0.0f, 0};
-    const std::array<VkRenderingAttachmentInfoKHR, 2> colors{
-        attachment(targets.depth, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, nothing),
-        attachment(targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, black)};
     const VkRenderingAttachmentInfoKHR depth =
         attachment(targets.zbuffer, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, far_depth);
     VkRenderingInfoKHR info{VK_STRUCTURE_TYPE_RENDERING_INFO_KHR};
-    info.renderArea = {{0, 0}, {layout.width, layout.height}};
+    info.renderArea = area;
     info.layerCount = 1;
     info.colorAttachmentCount = static_cast<std::uint32_t>(colors.size());
     info.pColorAttachments = colors.data();
     info.pDepthAttachment = &depth;
     device.functions.cmd_begin_rendering(commands, &info);
     const VkViewport viewport{0.0f, 0.0f, float(layout.width), float(layout.height), 0.0f, 1.0f};
-    const VkRect2D scissor{{0, 0}, {layout.width, layout.height}};
     vkCmdSetViewport(commands, 0, 1, &viewport);
-    vkCmdSetScissor(commands, 0, 1, &scissor);
+    vkCmdSetScissor(commands, 0, 1, &area);
 }
 
 void end_atlas_rendering(const vk::Device& device, VkCommandBuffer commands) {
@@ -141,8 +147,11 @@ void end_atlas_rendering(const vk::Device& device, VkCommandBuffer commands) {
 
 void copy_atlas_to_tensors(const vk::Device& device, VkCommandBuffer commands,
                            const AtlasTargets& targets, const AtlasLayout& layout,
-                           const PersistentTensor& depth, const PersistentTensor& rgb) {
-    for (const vk::Image* image : {&targets.depth, &targets.color})
+                           std::uint32_t first_view, std::uint32_t view_count,
+                           const PersistentTensor* depth, const PersistentTensor* rgb) {
+    const auto regions = tile_regions(layout, first_view, view_count, 4);  // both 4-byte texels
+    for (const auto& [image, tensor] : {std::pair{&targets.depth, depth}, {&targets.color, rgb}}) {
+        if (image->handle == VK_NULL_HANDLE || tensor == nullptr) continue;
         vk::record_image_barrier(device, commands, *image,
                                  {.old_layout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                                   .new_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
@@ -150,12 +159,9 @@ void copy_atlas_to_tensors(const vk::Device& device, VkCommandBuffer commands,
                                   .src_access = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
                                   .dst_stage = VK_PIPELINE_STAGE_2_COPY_BIT,
                                   .dst_access = VK_ACCESS_2_TRANSFER_READ_BIT});
-    const auto depth_regions = tile_regions(layout, 4);
-    vkCmdCopyImageToBuffer(commands, targets.depth.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                           depth.vk_buffer(), layout.views, depth_regions.data());
-    const auto color_regions = tile_regions(layout, 4);
-    vkCmdCopyImageToBuffer(commands, targets.color.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                           rgb.vk_buffer(), layout.views, color_regions.data());
+        vkCmdCopyImageToBuffer(commands, image->handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                               tensor->vk_buffer(), view_count, regions.data());
+    }
     VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;

@@ -33,25 +33,37 @@ struct AtlasLayout {
 AtlasLayout atlas_layout(const vk::Device& device, std::uint32_t views, std::uint32_t width,
                          std::uint32_t height);
 
+// Which outputs a renderer writes.
+struct AtlasOutputs {
+    bool depth = true;
+    bool rgb = true;
+};
+
 struct AtlasTargets {
-    vk::Image depth;    // kDepthTargetFormat
-    vk::Image color;    // kColorTargetFormat
+    vk::Image depth;    // kDepthTargetFormat; no handle unless depth is an output
+    vk::Image color;    // kColorTargetFormat; no handle unless rgb is an output
     vk::Image zbuffer;  // kZBufferFormat
 };
 
-AtlasTargets create_atlas_targets(const vk::Device& device, const AtlasLayout& layout);
+AtlasTargets create_atlas_targets(const vk::Device& device, const AtlasLayout& layout,
+                                  AtlasOutputs outputs);
 void destroy_atlas_targets(const vk::Device& device, AtlasTargets& targets);
 
-// Starts dynamic rendering into the whole atlas: depth target cleared to 0, colour to opaque
-// black, z-buffer to 0 (far, reversed); sets the viewport and scissor.
+// Starts dynamic rendering into `area` of the atlas (what lies outside it is scratch and
+// lost): depth target cleared to 0, colour to opaque black, z-buffer to 0 (far, reversed);
+// the viewport spans the atlas, the scissor `area`. Waits for earlier submissions' copies
+// out of the atlas and draws into it.
 void begin_atlas_rendering(const vk::Device& device, VkCommandBuffer commands,
-                           const AtlasTargets& targets, const AtlasLayout& layout);
+                           const AtlasTargets& targets, const AtlasLayout& layout,
+                           const VkRect2D& area);
 void end_atlas_rendering(const vk::Device& device, VkCommandBuffer commands);
 
 // Copies tile v of the depth and colour targets to view v of `depth` ([N,1,H,W] float32)
-// and `rgb` ([N,H,W,4] uint8), then makes the writes visible to the host.
+// and `rgb` ([N,H,W,4] uint8) for views first..first+count-1, then makes the writes visible
+// to the host. A null tensor (an output not rendered) is skipped.
 void copy_atlas_to_tensors(const vk::Device& device, VkCommandBuffer commands,
                            const AtlasTargets& targets, const AtlasLayout& layout,
-                           const PersistentTensor& depth, const PersistentTensor& rgb);
+                           std::uint32_t first_view, std::uint32_t view_count,
+                           const PersistentTensor* depth, const PersistentTensor* rgb);
 
 }  // namespace batchsim::render

@@ -9,8 +9,10 @@
 #include "core/check.hpp"
 #include "core/strings.hpp"
 #include "render/atlas.hpp"
+#include "render/draw_buffers.hpp"
 #include "render/gpu_scene.hpp"
 #include "render/texture_table.hpp"
+#include "render/view_batches.hpp"
 #include "vk/embedded_shaders.hpp"
 #include "vk/graphics_pipeline.hpp"
 #include "vk/pipeline.hpp"
@@ -18,12 +20,11 @@
 namespace batchsim::render {
 namespace {
 
-// The culling pass's output for one resident place.
-struct PlaceDraws {
-    vk::Buffer commands;  // DrawCommand[max_draws]
-    vk::Buffer infos;     // DrawInfo[max_draws]
-    vk::Buffer count;     // uint
-    std::uint32_t max_draws = 0;
+// A contiguous range of views with its command buffer, recorded once.
+struct Batch {
+    ViewBatch views;
+    VkCommandBuffer commands = VK_NULL_HANDLE;
+    std::uint64_t done_at = 0;  // timeline value of its last submission
 };
 
 struct Place {
@@ -42,28 +43,16 @@ void require_features(const vk::Device& device) {
                        " does not offer"));
 }
 
-vk::Buffer device_buffer(const vk::Device& device, VkDeviceSize size, VkBufferUsageFlags usage) {
-    return vk::create_buffer(device, {.size = std::max<VkDeviceSize>(size, 4),
-                                      .usage = usage | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                      .location = vk::MemoryLocation::DeviceLocal});
+const char* fragment_shader(const RendererConfig& config) {
+    if (!config.rgb) return "raster_depth.frag";
+    return config.depth ? "raster.frag" : "raster_rgb.frag";
 }
 
-PlaceDraws create_draws(const vk::Device& device, std::uint32_t max_draws) {
-    PlaceDraws draws;
-    draws.max_draws = max_draws;
-    draws.commands = device_buffer(device, VkDeviceSize{max_draws} * sizeof(gpu::DrawCommand),
-                                   VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT);
-    draws.infos = device_buffer(device, VkDeviceSize{max_draws} * sizeof(gpu::DrawInfo), 0);
-    draws.count = device_buffer(
-        device, 4, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
-    return draws;
-}
-
-void destroy_draws(const vk::Device& device, PlaceDraws& draws) {
-    vk::destroy_buffer(device, draws.commands);
-    vk::destroy_buffer(device, draws.infos);
-    vk::destroy_buffer(device, draws.count);
-    draws = PlaceDraws{};
+std::vector<VkFormat> target_formats(const RendererConfig& config) {
+    std::vector<VkFormat> formats;
+    if (config.depth) formats.push_back(kDepthTargetFormat);
+    if (config.rgb) formats.push_back(kColorTargetFormat);
+    return formats;
 }
 
 void memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage,
@@ -90,6 +79,10 @@ void validate(const RendererConfig& c) {
                    str("need 0 < near < far, got near ", c.near_plane, " far ", c.far_plane));
     BATCHSIM_CHECK(c.places >= 1 && c.places <= 256, InvalidArgument,
                    str("places must be in 1..256, got ", c.places));
+    BATCHSIM_CHECK(c.batches >= 1 && c.batches <= c.views, InvalidArgument,
+                   str("batches must be within 1..views (", c.views, "), got ", c.batches));
+    BATCHSIM_CHECK(c.depth || c.rgb, InvalidArgument,
+                   "a renderer needs at least one output: depth, rgb or both");
 }
 
 struct BatchRenderer::Impl {
@@ -101,18 +94,40 @@ struct BatchRenderer::Impl {
     TextureTable textures;
     vk::ComputePipeline cull;
     vk::GraphicsPipeline raster;
-    vk::Buffer poses;  // CameraPose[views], device-local, written with vkCmdUpdateBuffer
+    vk::Buffer staged_poses;  // CameraPose[views], host-visible: written by submit()
+    vk::Buffer poses;         // CameraPose[views], device-local: what the shaders read
     std::vector<Place> places;
+    VkCommandPool command_pool = VK_NULL_HANDLE;
+    std::vector<Batch> batches;
+    bool recorded = false;  // the batches' commands match the resident scenes
+    GpuTimer timer;
     std::shared_ptr<PersistentTensor> depth, rgb;
 
     Impl(std::shared_ptr<GpuContext> c, const RendererConfig& cfg);
     ~Impl();
+    void create_objects();
     void release();  // every Vulkan object; safe on a partly built Impl
-    [[nodiscard]] gpu::ViewParams view_params() const;
-    void upload_poses(VkCommandBuffer commands, std::span<const gpu::CameraPose> poses) const;
-    void record_culling(VkCommandBuffer commands) const;
-    void record_drawing(VkCommandBuffer commands) const;
+    [[nodiscard]] gpu::ViewParams view_params(std::uint32_t view_count) const;
+    void record_all();
+    void record_batch(std::uint32_t b) const;
+    void record_upload(VkCommandBuffer commands, std::uint32_t b) const;
+    void record_culling(VkCommandBuffer commands, std::uint32_t b) const;
+    void record_drawing(VkCommandBuffer commands, std::uint32_t b) const;
     void clear_place(std::uint32_t place);
+
+    // Throws Error(InvalidArgument) for an index past the last batch.
+    [[nodiscard]] Batch& batch(std::uint32_t b) {
+        check_batch_index(b);
+        return batches[b];
+    }
+    [[nodiscard]] const Batch& batch(std::uint32_t b) const {
+        check_batch_index(b);
+        return batches[b];
+    }
+    void check_batch_index(std::uint32_t b) const {
+        BATCHSIM_CHECK(b < batches.size(), InvalidArgument,
+                       str("batch must be below ", batches.size(), ", got ", b));
+    }
 };
 
 BatchRenderer::Impl::Impl(std::shared_ptr<GpuContext> c, const RendererConfig& cfg)
@@ -121,27 +136,41 @@ BatchRenderer::Impl::Impl(std::shared_ptr<GpuContext> c, const RendererConfig& c
     layout = atlas_layout(device, config.views, config.width, config.height);
     places.resize(config.places);
     try {
-        targets = create_atlas_targets(device, layout);
-        textures = create_texture_table(device, config.places);
-        cull = vk::create_compute_pipeline(device, vk::embedded_shader("cull.comp"),
-                                           sizeof(gpu::CullParams));
-        raster = vk::create_graphics_pipeline(
-            device, {.vertex_spirv = vk::embedded_shader("raster.vert"),
-                     .fragment_spirv = vk::embedded_shader("raster.frag"),
-                     .color_formats = {kDepthTargetFormat, kColorTargetFormat},
-                     .depth_format = kZBufferFormat,
-                     .push_constant_size = sizeof(gpu::RasterParams),
-                     .set_layout = textures.layout});
-        poses = device_buffer(device, VkDeviceSize{config.views} * sizeof(gpu::CameraPose),
-                              VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+        create_objects();
     } catch (...) {
         release();
         throw;
     }
     const auto n = static_cast<std::int64_t>(config.views);
     const auto h = static_cast<std::int64_t>(config.height), w = std::int64_t(config.width);
-    depth = PersistentTensor::create(context, {n, 1, h, w}, DType::Float32);
-    rgb = PersistentTensor::create(context, {n, h, w, 4}, DType::UInt8);
+    if (config.depth) depth = PersistentTensor::create(context, {n, 1, h, w}, DType::Float32);
+    if (config.rgb) rgb = PersistentTensor::create(context, {n, h, w, 4}, DType::UInt8);
+}
+
+void BatchRenderer::Impl::create_objects() {
+    targets = create_atlas_targets(device, layout, {.depth = config.depth, .rgb = config.rgb});
+    textures = create_texture_table(device, config.places);
+    cull = vk::create_compute_pipeline(device, vk::embedded_shader("cull.comp"),
+                                       sizeof(gpu::CullParams));
+    raster = vk::create_graphics_pipeline(
+        device,
+        {.vertex_spirv = vk::embedded_shader(config.rgb ? "raster.vert" : "raster_depth.vert"),
+         .fragment_spirv = vk::embedded_shader(fragment_shader(config)),
+         .color_formats = target_formats(config),
+         .depth_format = kZBufferFormat,
+         .push_constant_size = sizeof(gpu::RasterParams),
+         .set_layout = textures.layout});
+    const VkDeviceSize pose_bytes = VkDeviceSize{config.views} * sizeof(gpu::CameraPose);
+    staged_poses = vk::create_buffer(device, {.size = pose_bytes,
+                                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                              .location = vk::MemoryLocation::HostVisible});
+    poses = device_buffer(device, pose_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    command_pool = create_command_pool(device);
+    const auto ranges = split_views(layout, config.batches);
+    const auto buffers = allocate_commands(device, command_pool, config.batches);
+    for (std::uint32_t b = 0; b < config.batches; ++b)
+        batches.push_back({.views = ranges[b], .commands = buffers[b]});
+    timer = create_gpu_timer(device, config.batches);
 }
 
 BatchRenderer::Impl::~Impl() {
@@ -155,14 +184,20 @@ BatchRenderer::Impl::~Impl() {
 
 void BatchRenderer::Impl::release() {
     for (std::uint32_t p = 0; p < places.size(); ++p) clear_place(p);
+    destroy_gpu_timer(device, timer);
+    // Destroying the pool frees the batches' command buffers.
+    if (command_pool != VK_NULL_HANDLE) vkDestroyCommandPool(device.handle, command_pool, nullptr);
+    command_pool = VK_NULL_HANDLE;
+    batches.clear();
     vk::destroy_buffer(device, poses);
+    vk::destroy_buffer(device, staged_poses);
     vk::destroy_graphics_pipeline(device, raster);
     vk::destroy_compute_pipeline(device, cull);
     destroy_texture_table(device, textures);
     destroy_atlas_targets(device, targets);
 }
 
-gpu::ViewParams BatchRenderer::Impl::view_params() const {
+gpu::ViewParams BatchRenderer::Impl::view_params(std::uint32_t view_count) const {
     const float tan_x = std::tan(config.hfov_degrees * std::numbers::pi_v<float> / 360.0f);
     gpu::ViewParams v{};
     v.tan_half_x = tan_x;
@@ -170,41 +205,70 @@ gpu::ViewParams BatchRenderer::Impl::view_params() const {
     v.near_plane = config.near_plane, v.far_plane = config.far_plane;
     v.tiles_x = layout.tiles_x, v.tile_width = config.width, v.tile_height = config.height;
     v.atlas_width = layout.width, v.atlas_height = layout.height;
-    v.view_count = config.views;
+    v.view_count = view_count;
     return v;
 }
 
-void BatchRenderer::Impl::upload_poses(VkCommandBuffer commands,
-                                       std::span<const gpu::CameraPose> given) const {
-    // vkCmdUpdateBuffer copies the data into the command buffer: no host buffer to race with.
-    constexpr std::size_t kMaxUpdate = 65536;
-    const auto* bytes = reinterpret_cast<const std::uint8_t*>(given.data());
-    for (std::size_t offset = 0; offset < given.size_bytes(); offset += kMaxUpdate) {
-        const std::size_t size = std::min(kMaxUpdate, given.size_bytes() - offset);
-        vkCmdUpdateBuffer(commands, poses.handle, offset, size, bytes + offset);
-    }
+// Called with nothing in flight (set_scene waited): re-records every batch.
+void BatchRenderer::Impl::record_all() {
+    context->wait_idle();
+    VK_CHECK(vkResetCommandPool(device.handle, command_pool, 0));
+    for (std::uint32_t b = 0; b < batches.size(); ++b) record_batch(b);
+    recorded = true;
+}
+
+void BatchRenderer::Impl::record_batch(std::uint32_t b) const {
+    const Batch& batch = batches[b];
+    const VkCommandBuffer commands = batch.commands;
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VK_CHECK(vkBeginCommandBuffer(commands, &begin));
+    record_timer_reset(commands, timer, b);
+    record_timer_mark(commands, timer, b, TimerMark::Start);
+    record_upload(commands, b);
+    record_timer_mark(commands, timer, b, TimerMark::Uploaded);
+    record_culling(commands, b);
+    record_timer_mark(commands, timer, b, TimerMark::Culled);
+    record_drawing(commands, b);
+    record_timer_mark(commands, timer, b, TimerMark::Drawn);
+    copy_atlas_to_tensors(device, commands, targets, layout, batch.views.first_view,
+                          batch.views.view_count, depth.get(), rgb.get());
+    record_timer_mark(commands, timer, b, TimerMark::Copied);
+    VK_CHECK(vkEndCommandBuffer(commands));
+}
+
+// The batch's poses from the host-visible copy submit() wrote; its draw counters to zero.
+void BatchRenderer::Impl::record_upload(VkCommandBuffer commands, std::uint32_t b) const {
+    const ViewBatch& views = batches[b].views;
+    VkBufferCopy region{};
+    region.srcOffset = region.dstOffset = VkDeviceSize{views.first_view} * sizeof(gpu::CameraPose);
+    region.size = VkDeviceSize{views.view_count} * sizeof(gpu::CameraPose);
+    vkCmdCopyBuffer(commands, staged_poses.handle, poses.handle, 1, &region);
     for (const Place& place : places)
-        if (place.scene) vkCmdFillBuffer(commands, place.draws.count.handle, 0, 4, 0);
+        if (place.scene)
+            vkCmdFillBuffer(commands, place.draws.count.handle, VkDeviceSize{b} * 4, 4, 0);
     memory_barrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
-void BatchRenderer::Impl::record_culling(VkCommandBuffer commands) const {
+void BatchRenderer::Impl::record_culling(VkCommandBuffer commands, std::uint32_t b) const {
+    const ViewBatch& views = batches[b].views;
     for (std::uint32_t p = 0; p < places.size(); ++p) {
         const Place& place = places[p];
         if (!place.scene) continue;
+        const VkDeviceSize first_draw = VkDeviceSize{views.first_view} * place.draws.chunks;
         gpu::CullParams params{};
         params.poses = poses.address;
         params.chunks = place.scene->chunks.address;
-        params.draws = place.draws.commands.address;
-        params.draw_infos = place.draws.infos.address;
-        params.draw_count = place.draws.count.address;
+        params.draws = place.draws.commands.address + first_draw * sizeof(gpu::DrawCommand);
+        params.draw_infos = place.draws.infos.address + first_draw * sizeof(gpu::DrawInfo);
+        params.draw_count = place.draws.count.address + VkDeviceSize{b} * 4;
         params.chunk_count = place.scene->chunk_count;
         params.place = p;
-        params.max_draws = place.draws.max_draws;
-        params.view = view_params();
-        const std::uint64_t threads = std::uint64_t{config.views} * place.scene->chunk_count;
+        params.max_draws = views.view_count * place.draws.chunks;
+        params.first_view = views.first_view;
+        params.view = view_params(views.view_count);
+        const std::uint64_t threads = std::uint64_t{views.view_count} * place.scene->chunk_count;
         const auto groups = static_cast<std::uint32_t>((threads + BATCHSIM_CULL_GROUP_SIZE - 1) /
                                                        BATCHSIM_CULL_GROUP_SIZE);
         vk::dispatch(commands, cull, &params, std::max(groups, 1u));
@@ -214,27 +278,30 @@ void BatchRenderer::Impl::record_culling(VkCommandBuffer commands) const {
                    VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_SHADER_READ_BIT);
 }
 
-void BatchRenderer::Impl::record_drawing(VkCommandBuffer commands) const {
-    begin_atlas_rendering(device, commands, targets, layout);
+void BatchRenderer::Impl::record_drawing(VkCommandBuffer commands, std::uint32_t b) const {
+    const ViewBatch& views = batches[b].views;
+    begin_atlas_rendering(device, commands, targets, layout, views.area);
     vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, raster.handle);
     for (std::uint32_t p = 0; p < places.size(); ++p) {
         const Place& place = places[p];
         if (!place.scene) continue;
+        const VkDeviceSize first_draw = VkDeviceSize{views.first_view} * place.draws.chunks;
         gpu::RasterParams params{};
         params.poses = poses.address;
         params.vertices = place.scene->vertices.address;
         params.materials = place.scene->materials.address;
-        params.draw_infos = place.draws.infos.address;
-        params.view = view_params();
+        params.draw_infos = place.draws.infos.address + first_draw * sizeof(gpu::DrawInfo);
+        params.view = view_params(views.view_count);
         vkCmdPushConstants(commands, raster.layout,
                            VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
                            sizeof(params), &params);
         vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, raster.layout, 0, 1,
                                 &textures.sets[p], 0, nullptr);
         vkCmdBindIndexBuffer(commands, place.scene->indices.handle, 0, VK_INDEX_TYPE_UINT32);
-        vkCmdDrawIndexedIndirectCount(commands, place.draws.commands.handle, 0,
-                                      place.draws.count.handle, 0, place.draws.max_draws,
-                                      sizeof(gpu::DrawCommand));
+        vkCmdDrawIndexedIndirectCount(
+            commands, place.draws.commands.handle, first_draw * sizeof(gpu::DrawCommand),
+            place.draws.count.handle, VkDeviceSize{b} * 4, views.view_count * place.draws.chunks,
+            sizeof(gpu::DrawCommand));
     }
     end_atlas_rendering(device, commands);
 }
@@ -245,6 +312,7 @@ void BatchRenderer::Impl::clear_place(std::uint32_t p) {
     if (place.scene) destroy_gpu_scene(device, *place.scene);
     place.scene.reset();
     destroy_draws(device, place.draws);
+    recorded = false;
 }
 
 BatchRenderer::BatchRenderer(std::shared_ptr<GpuContext> context, const RendererConfig& config) {
@@ -272,7 +340,7 @@ void BatchRenderer::set_scene(std::uint32_t place, const assets::PackedScene* sc
     BATCHSIM_CHECK(max_draws <= 0xffffffffull, Unsupported,
                    str(s.config.views, " views of ", target.scene->chunk_count,
                        " chunks exceed the draw count limit"));
-    target.draws = create_draws(s.device, static_cast<std::uint32_t>(max_draws));
+    target.draws = create_draws(s.device, max_draws, target.scene->chunk_count, s.config.batches);
     bind_scene_textures(s.device, s.textures, place, &*target.scene);
 }
 
@@ -285,17 +353,50 @@ void BatchRenderer::render(std::span<const gpu::CameraPose> poses, std::uintptr_
     Impl& s = *impl_;
     BATCHSIM_CHECK(poses.size() == s.config.views, InvalidArgument,
                    str("expected ", s.config.views, " camera poses, got ", poses.size()));
+    for (std::uint32_t b = 0; b < s.batches.size(); ++b) {
+        const ViewBatch& views = s.batches[b].views;
+        submit(b, poses.subspan(views.first_view, views.view_count), cuda_stream);
+    }
+    if (!s.context->exports_cuda())
+        for (std::uint32_t b = 0; b < s.batches.size(); ++b) wait(b);
+}
+
+std::uint32_t BatchRenderer::batch_count() const {
+    return static_cast<std::uint32_t>(impl_->batches.size());
+}
+
+ViewRange BatchRenderer::batch_views(std::uint32_t batch) const {
+    const ViewBatch& views = impl_->batch(batch).views;
+    return {views.first_view, views.view_count};
+}
+
+void BatchRenderer::submit(std::uint32_t batch, std::span<const gpu::CameraPose> poses,
+                           std::uintptr_t cuda_stream) {
+    Impl& s = *impl_;
+    const ViewRange range = batch_views(batch);
+    BATCHSIM_CHECK(poses.size() == range.count, InvalidArgument,
+                   str("batch ", batch, " has ", range.count, " views (", range.first, "..",
+                       range.first + range.count - 1, "); got ", poses.size(), " camera poses"));
     for (std::size_t i = 0; i < poses.size(); ++i)
         BATCHSIM_CHECK(poses[i].resident_scene < s.places.size(), InvalidArgument,
-                       str("view ", i, " names resident place ", poses[i].resident_scene,
-                           "; there are ", s.places.size()));
-    auto recording = s.context->begin();
-    const VkCommandBuffer commands = recording.commands();
-    s.upload_poses(commands, poses);
-    s.record_culling(commands);
-    s.record_drawing(commands);
-    copy_atlas_to_tensors(s.device, commands, s.targets, s.layout, *s.depth, *s.rgb);
-    s.context->submit(recording, cuda_stream);
+                       str("view ", range.first + i, " names resident place ",
+                           poses[i].resident_scene, "; there are ", s.places.size()));
+    if (!s.recorded) s.record_all();
+    Batch& target = s.batch(batch);
+    s.context->wait_for(target.done_at);  // its command buffer and staged poses are free
+    auto* staged = static_cast<gpu::CameraPose*>(s.staged_poses.mapped) + range.first;
+    std::copy(poses.begin(), poses.end(), staged);
+    target.done_at = s.context->submit_recorded(target.commands, cuda_stream);
+}
+
+void BatchRenderer::wait(std::uint32_t batch) {
+    impl_->context->wait_for(impl_->batch(batch).done_at);
+}
+
+std::optional<PassTimes> BatchRenderer::pass_times(std::uint32_t batch) const {
+    const Impl& s = *impl_;
+    if (s.batch(batch).done_at == 0) return std::nullopt;
+    return read_pass_times(s.device, s.timer, batch);
 }
 
 const std::shared_ptr<PersistentTensor>& BatchRenderer::depth() const {
@@ -304,6 +405,10 @@ const std::shared_ptr<PersistentTensor>& BatchRenderer::depth() const {
 
 const std::shared_ptr<PersistentTensor>& BatchRenderer::rgb() const {
     return impl_->rgb;
+}
+
+const std::shared_ptr<GpuContext>& BatchRenderer::context() const {
+    return impl_->context;
 }
 
 }  // namespace batchsim::render

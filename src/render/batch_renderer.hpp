@@ -2,15 +2,22 @@
 // "places"; each view's CameraPose (shared.h) names its place. The raster backend culls
 // mesh chunks per view on the GPU, draws all views into tiles of one atlas with one
 // multi-draw-indirect-count call per place, and copies the tiles into persistent tensors.
+//
+// The views split into `batches` contiguous ranges, each with a command buffer recorded
+// once (again only after set_scene) and submitted on its own: one batch renders everything
+// at once; two keep one half on the GPU while the CPU simulates the other; one per view is
+// the naive mode, a submission per environment. Not thread-safe: one caller at a time.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "assets/packed_scene.hpp"
 #include "export/gpu_context.hpp"
 #include "export/tensor.hpp"
+#include "render/gpu_timer.hpp"
 #include "shared.h"
 
 namespace batchsim::render {
@@ -22,7 +29,15 @@ struct RendererConfig {
     float hfov_degrees = 90.0f;  // horizontal; square pixels
     float near_plane = 0.01f;    // Habitat's defaults
     float far_plane = 1000.0f;
-    std::uint32_t places = 2;  // scenes resident at once (two per simulator slot)
+    std::uint32_t places = 2;   // scenes resident at once (two per simulator slot)
+    std::uint32_t batches = 1;  // 1..views; views = the naive mode
+    bool depth = true;          // outputs rendered (at least one)
+    bool rgb = true;
+};
+
+struct ViewRange {
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
 };
 
 // Throws Error(InvalidArgument) naming a bad field.
@@ -42,15 +57,32 @@ public:
     void set_scene(std::uint32_t place, const assets::PackedScene* scene);
     [[nodiscard]] std::size_t scene_bytes(std::uint32_t place) const;  // device memory
 
-    // Renders view i from poses[i] into the outputs. With CPU export it returns once they
-    // are written; with CUDA export the work is ordered on `cuda_stream` (see GpuContext).
+    // Renders view i from poses[i] into the outputs, batch after batch. With CPU export it
+    // returns once they are written; with CUDA export the work is ordered on `cuda_stream`
+    // (see GpuContext).
     void render(std::span<const gpu::CameraPose> poses, std::uintptr_t cuda_stream);
 
+    [[nodiscard]] std::uint32_t batch_count() const;
+    [[nodiscard]] ViewRange batch_views(std::uint32_t batch) const;
+    // Starts rendering one batch's views (poses for exactly its range) and returns without
+    // waiting for the GPU: the batch's slices of the outputs are valid after wait(batch) with
+    // CPU export, and for work enqueued on `cuda_stream` afterwards with CUDA export. Waits
+    // only for the batch's previous submission, whose command buffer it reuses.
+    void submit(std::uint32_t batch, std::span<const gpu::CameraPose> poses,
+                std::uintptr_t cuda_stream);
+    // Blocks until the batch's last submission has finished on the GPU.
+    void wait(std::uint32_t batch);
+    // GPU time per pass of the batch's last finished submission; nullopt before one or on a
+    // queue without timestamps. Call after wait(batch).
+    [[nodiscard]] std::optional<PassTimes> pass_times(std::uint32_t batch) const;
+
     // [views, 1, height, width] float32: distance along the view axis in metres; 0 where
-    // nothing lies between the near and far planes.
+    // nothing lies between the near and far planes. Null unless config.depth.
     [[nodiscard]] const std::shared_ptr<PersistentTensor>& depth() const;
     // [views, height, width, 4] uint8: unlit sRGB colour, alpha 255; black where nothing.
+    // Null unless config.rgb.
     [[nodiscard]] const std::shared_ptr<PersistentTensor>& rgb() const;
+    [[nodiscard]] const std::shared_ptr<GpuContext>& context() const;
 
 private:
     struct Impl;

@@ -45,7 +45,11 @@ VkCommandBuffer begin_commands(const Device& device, CommandRing& ring, VkSemaph
 void submit_commands(const Device& device, CommandRing& ring, const SubmitOrder& order) {
     VkCommandBuffer buffer = ring.buffers[ring.current];
     VK_CHECK(vkEndCommandBuffer(buffer));
+    submit_buffer(device, buffer, order);
+    ring.done_at[ring.current] = order.signal_value;
+}
 
+void submit_buffer(const Device& device, VkCommandBuffer buffer, const SubmitOrder& order) {
     const bool waits = order.wait_value > 0;
     VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
     timeline.waitSemaphoreValueCount = waits ? 1 : 0;
@@ -63,7 +67,6 @@ void submit_commands(const Device& device, CommandRing& ring, const SubmitOrder&
     info.signalSemaphoreCount = 1;
     info.pSignalSemaphores = &order.timeline;
     VK_CHECK(vkQueueSubmit(device.queue, 1, &info, VK_NULL_HANDLE));
-    ring.done_at[ring.current] = order.signal_value;
 }
 
 }  // namespace batchsim::vk

@@ -33,5 +33,7 @@ void destroy_command_ring(const Device& device, CommandRing& ring);
 VkCommandBuffer begin_commands(const Device& device, CommandRing& ring, VkSemaphore timeline);
 // Ends the buffer returned by the last begin_commands and submits it to the device queue.
 void submit_commands(const Device& device, CommandRing& ring, const SubmitOrder& order);
+// Submits a finished command buffer (one recorded once and reused, say) to the device queue.
+void submit_buffer(const Device& device, VkCommandBuffer buffer, const SubmitOrder& order);
 
 }  // namespace batchsim::vk

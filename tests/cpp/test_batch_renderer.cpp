@@ -84,3 +84,34 @@ TEST_CASE("BatchRenderer: bad configurations and poses are rejected", "[batch_re
     const std::vector<gpu::CameraPose> bad{pose_at(0, 0, 0, 0, 0), pose_at(0, 0, 0, 0, 5)};
     CHECK_THROWS_WITH(renderer.render(bad, 0), Catch::Contains("names resident place 5"));
 }
+
+TEST_CASE("BatchRenderer: commands are re-recorded when the scenes change", "[batch_renderer]") {
+    const std::uint64_t messages = vk::validation_message_total();
+    {
+        auto context = cpu_context();
+        BatchRenderer renderer(context, {.views = 3,
+                                         .width = 16,
+                                         .height = 12,
+                                         .places = 1,
+                                         .batches = 3,  // the naive mode
+                                         .rgb = false});
+        CHECK(renderer.rgb() == nullptr);
+        const auto scene = wall();
+        const std::vector<gpu::CameraPose> poses(3, pose_at(0, 0, 0, 0, 0));
+        const std::size_t centre = 6 * 16 + 8, pixels = 16 * 12;
+        auto centre_depths = [&] {
+            renderer.render(poses, 0);
+            const auto depth = floats(*renderer.depth());
+            return std::vector<float>{depth[centre], depth[pixels + centre],
+                                      depth[2 * pixels + centre]};
+        };
+        CHECK(centre_depths() == std::vector<float>(3, 0.0f));  // nothing resident
+        renderer.set_scene(0, &scene);
+        for (float d : centre_depths()) CHECK(d == Approx(3.0f).margin(1e-4));
+        renderer.set_scene(0, nullptr);
+        CHECK(centre_depths() == std::vector<float>(3, 0.0f));
+        CHECK(renderer.batch_views(2).first == 2);
+        CHECK_THROWS_WITH(renderer.submit(0, poses, 0), Catch::Contains("batch 0 has 1 views"));
+    }
+    CHECK(vk::validation_message_total() == messages);
+}

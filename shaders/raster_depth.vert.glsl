@@ -1,0 +1,11 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+// Depth only: see raster_vert_common.glsl.
+#define WRITE_RGB 0
+
+#include "shared.h"
+#include "render_common.glsl"
+#include "raster_vert_common.glsl"
