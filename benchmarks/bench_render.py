@@ -3,9 +3,15 @@
 Cameras sit 1.25 m above random navigable points of the procedural scenes with random
 headings; every run renders the same poses `--steps` times after a warm-up and waits for
 the results (CPU export: render() returns when done; CUDA export: torch synchronises).
-Reports the median frames/s over `--runs` runs. Depth and RGB are always both written by
-this first cut of the raster backend; the naive one-submission-per-view mode is not there
-yet.
+Reports the median frames/s over `--runs` runs for each output set (depth, rgb, both) in
+two modes, measured one after the other in the same process:
+
+  batched  every view in one submission (batches=1)
+  naive    one submission per view (batches=views), as one renderer per environment makes;
+           the scenes are still shared, so this isolates the cost of not batching
+
+and the batched/naive ratio. `gpu_ms` is the batched mode's GPU time per pass of one
+render() (timestamps around the passes), the profile of where the time goes.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import argparse
 import platform
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -41,36 +48,92 @@ def cameras(scenes, views: int, seed: int):
     return positions, rotations, places
 
 
-def measure(context, scenes, views: int, size: int, args) -> dict:
+OUTPUTS = {"depth": (True, False), "rgb": (False, True), "both": (True, True)}
+
+
+def make_renderer(context, scenes, views: int, size: int, outputs: str, batches: int):
+    depth, rgb = OUTPUTS[outputs]
     renderer = batchsim._core.BatchRenderer(
-        context, views, width=size, height=size, places=len(scenes)
+        context,
+        views,
+        width=size,
+        height=size,
+        places=len(scenes),
+        batches=batches,
+        depth=depth,
+        rgb=rgb,
     )
     for place, scene in enumerate(scenes):
         renderer.set_scene(place, scene)
-    poses = cameras(scenes, views, args.seed)
-    sync = _synchronizer(context)
+    return renderer
+
+
+def frame_rates(renderer, poses, views: int, steps: int, args) -> list[float]:
+    sync = _synchronizer(renderer)
     for _ in range(args.warmup):
         renderer.render(*poses)
     sync()
     rates = []
     for _ in range(args.runs):
         started = time.perf_counter()
-        for _ in range(args.steps):
+        for _ in range(steps):
             renderer.render(*poses)
         sync()
-        rates.append(views * args.steps / (time.perf_counter() - started))
-    return {
-        "views": views,
-        "resolution": size,
-        "frames_per_s": statistics.median(rates),
-        "min": min(rates),
-        "max": max(rates),
-        "scene_bytes": [renderer.scene_bytes(p) for p in range(len(scenes))],
-    }
+        rates.append(views * steps / (time.perf_counter() - started))
+    return rates
 
 
-def _synchronizer(context):
-    if not context.exports_cuda:
+def measure(context, scenes, views: int, size: int, outputs: str, args) -> dict:
+    poses = cameras(scenes, views, args.seed)
+    result = {"views": views, "resolution": size, "outputs": outputs}
+    for mode in args.modes:
+        batches = 1 if mode == "batched" else views
+        steps = args.steps if mode == "batched" else max(1, args.steps // args.naive_divisor)
+        renderer = make_renderer(context, scenes, views, size, outputs, batches)
+        rates = frame_rates(renderer, poses, views, steps, args)
+        result[mode] = {
+            "frames_per_s": statistics.median(rates),
+            "min": min(rates),
+            "max": max(rates),
+            "steps": steps,
+        }
+        if mode == "batched":
+            result["gpu_ms"] = renderer.pass_times(0)
+            result["scene_bytes"] = [renderer.scene_bytes(p) for p in range(len(scenes))]
+        del renderer
+    if {"batched", "naive"} <= set(result):
+        result["batched_over_naive"] = (
+            result["batched"]["frames_per_s"] / result["naive"]["frames_per_s"]
+        )
+    print(_summary(result), file=sys.stderr)
+    return result
+
+
+def _summary(result: dict) -> str:
+    rates = ", ".join(
+        f"{mode} {result[mode]['frames_per_s']:,.0f}"
+        for mode in ("batched", "naive")
+        if mode in result
+    )
+    ratio = result.get("batched_over_naive")
+    tail = f" (x{ratio:.1f})" if ratio else ""
+    return (
+        f"{result['views']} views {result['resolution']}px {result['outputs']}: {rates} fps{tail}"
+    )
+
+
+def rechunked(path: Path, chunk_triangles: int) -> Path:
+    """The scene re-imported from its glTF source with another chunk size (cached)."""
+    out = path.parent.parent / f"chunks-{chunk_triangles}" / path.name
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        batchsim.import_scene(path.with_suffix(".glb"), out, chunk_triangles=chunk_triangles)
+    return out
+
+
+def _synchronizer(renderer):
+    tensor = renderer.depth if renderer.depth is not None else renderer.rgb
+    if tensor.__dlpack_device__()[0] != 2:  # not kDLCUDA
         return lambda: None
     import torch
 
@@ -81,7 +144,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--views", type=int, nargs="+", default=[256, 1024, 4096])
     parser.add_argument("--resolution", type=int, nargs="+", default=[64])
+    parser.add_argument("--outputs", nargs="+", choices=list(OUTPUTS), default=list(OUTPUTS))
+    parser.add_argument(
+        "--modes", nargs="+", choices=["batched", "naive"], default=["batched", "naive"]
+    )
+    parser.add_argument(
+        "--naive-divisor",
+        type=int,
+        default=4,
+        help="the naive mode renders steps / this many times per run",
+    )
     parser.add_argument("--scenes", type=int, default=4, help="resident scenes")
+    parser.add_argument(
+        "--chunk-triangles",
+        type=int,
+        help="re-import the scenes with chunks of at most this many triangles (culling grain)",
+    )
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=3)
@@ -92,12 +170,15 @@ def main() -> None:
     args = parser.parse_args()
     ensure_dataset(args.data, DatasetConfig(num_scenes=8, seed=0, episodes_per_scene=500))
     paths = sorted((args.data / "scene_datasets" / "procgen").glob("*.bsscene"))[: args.scenes]
+    if args.chunk_triangles:
+        paths = [rechunked(p, args.chunk_triangles) for p in paths]
     scenes = [batchsim.Scene.load(p) for p in paths]
     context = batchsim.Context(device=args.device)
     results = [
-        measure(context, scenes, views, size, args)
+        measure(context, scenes, views, size, outputs, args)
         for views in args.views
         for size in args.resolution
+        for outputs in args.outputs
     ]
     emit(
         {
@@ -107,6 +188,7 @@ def main() -> None:
             "device": context.device_info,
             "export": "cuda" if context.exports_cuda else "cpu",
             "scenes": [p.name for p in paths],
+            "chunks": [s.chunk_count for s in scenes],
             "triangles": [s.triangle_count for s in scenes],
             "results": results,
         },

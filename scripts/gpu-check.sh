@@ -41,5 +41,8 @@ step sim python3 benchmarks/bench_sim.py --threads 1 2 4 8 16 --geodesic corrido
   --out "$out/bench_sim.json"
 step sim_exact python3 benchmarks/bench_sim.py --threads 1 16 --geodesic exact \
   --out "$out/bench_sim_exact.json"
+# The renderer: batched and naive, depth / rgb / both, N = 256, 1024, 4096 at 64 x 64.
+step render env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_render.py --steps 8 --runs 5 \
+  --warmup 2 --out "$out/bench_render.json"
 step cpu lscpu
 exit $status

@@ -110,6 +110,7 @@ void bind_scene_class(py::module_& m) {
         .def_property_readonly("triangle_count",
                                [](const Scene& s) { return s->indices().size() / 3; })
         .def_property_readonly("texture_count", &assets::PackedScene::texture_count)
+        .def_property_readonly("chunk_count", [](const Scene& s) { return s->chunks().size(); })
         .def_property_readonly("has_navmesh", [](const Scene& s) { return !s->navmesh().empty(); })
         .def_property_readonly("bounds",
                                [](const Scene& s) {
