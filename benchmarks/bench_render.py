@@ -11,7 +11,8 @@ two modes, measured one after the other in the same process:
            the scenes are still shared, so this isolates the cost of not batching
 
 and the batched/naive ratio. `gpu_ms` is the batched mode's GPU time per pass of one
-render() (timestamps around the passes), the profile of where the time goes.
+render() (timestamps around the passes) and `draw_statistics_per_view` what its draw pass
+processed per view (pipeline statistics): the profile of where the time goes.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ def measure(context, scenes, views: int, size: int, outputs: str, args) -> dict:
         }
         if mode == "batched":
             result["gpu_ms"] = renderer.pass_times(0)
+            result["draw_statistics_per_view"] = per_view(renderer.draw_statistics(0), views)
             result["scene_bytes"] = [renderer.scene_bytes(p) for p in range(len(scenes))]
         del renderer
     if {"batched", "naive"} <= set(result):
@@ -107,6 +109,10 @@ def measure(context, scenes, views: int, size: int, outputs: str, args) -> dict:
         )
     print(_summary(result), file=sys.stderr)
     return result
+
+
+def per_view(counts: dict | None, views: int) -> dict | None:
+    return None if counts is None else {k: v / views for k, v in counts.items()}
 
 
 def _summary(result: dict) -> str:

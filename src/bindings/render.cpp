@@ -131,6 +131,20 @@ void bind_render(py::module_& m) {
                 return out;
             },
             py::arg("batch"), "GPU milliseconds per pass of the batch's last finished submission")
+        .def(
+            "draw_statistics",
+            [](const BatchRenderer& r, std::uint32_t batch) -> py::object {
+                const auto counts = r.draw_statistics(batch);
+                if (!counts) return py::none();
+                py::dict out;
+                out["triangles"] = counts->triangles;
+                out["vertex_shaders"] = counts->vertex_shaders;
+                out["clipped_triangles"] = counts->clipped_triangles;
+                out["clipper_output"] = counts->clipper_output;
+                out["fragment_shaders"] = counts->fragment_shaders;
+                return out;
+            },
+            py::arg("batch"), "pipeline statistics of the batch's last finished draw pass")
         .def_property_readonly("depth", &BatchRenderer::depth,
                                "[N, 1, H, W] float32 metres along the view axis; 0 = nothing; "
                                "None unless rendered")

@@ -100,7 +100,7 @@ struct BatchRenderer::Impl {
     VkCommandPool command_pool = VK_NULL_HANDLE;
     std::vector<Batch> batches;
     bool recorded = false;  // the batches' commands match the resident scenes
-    GpuTimer timer;
+    GpuProfile profile;
     std::shared_ptr<PersistentTensor> depth, rgb;
 
     Impl(std::shared_ptr<GpuContext> c, const RendererConfig& cfg);
@@ -170,7 +170,7 @@ void BatchRenderer::Impl::create_objects() {
     const auto buffers = allocate_commands(device, command_pool, config.batches);
     for (std::uint32_t b = 0; b < config.batches; ++b)
         batches.push_back({.views = ranges[b], .commands = buffers[b]});
-    timer = create_gpu_timer(device, config.batches);
+    profile = create_gpu_profile(device, config.batches);
 }
 
 BatchRenderer::Impl::~Impl() {
@@ -184,7 +184,7 @@ BatchRenderer::Impl::~Impl() {
 
 void BatchRenderer::Impl::release() {
     for (std::uint32_t p = 0; p < places.size(); ++p) clear_place(p);
-    destroy_gpu_timer(device, timer);
+    destroy_gpu_profile(device, profile);
     // Destroying the pool frees the batches' command buffers.
     if (command_pool != VK_NULL_HANDLE) vkDestroyCommandPool(device.handle, command_pool, nullptr);
     command_pool = VK_NULL_HANDLE;
@@ -222,17 +222,19 @@ void BatchRenderer::Impl::record_batch(std::uint32_t b) const {
     const VkCommandBuffer commands = batch.commands;
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK_CHECK(vkBeginCommandBuffer(commands, &begin));
-    record_timer_reset(commands, timer, b);
-    record_timer_mark(commands, timer, b, TimerMark::Start);
+    record_profile_reset(commands, profile, b);
+    record_timer_mark(commands, profile, b, TimerMark::Start);
     record_upload(commands, b);
-    record_timer_mark(commands, timer, b, TimerMark::Uploaded);
+    record_timer_mark(commands, profile, b, TimerMark::Uploaded);
     record_culling(commands, b);
-    record_timer_mark(commands, timer, b, TimerMark::Culled);
+    record_timer_mark(commands, profile, b, TimerMark::Culled);
+    record_statistics_begin(commands, profile, b);
     record_drawing(commands, b);
-    record_timer_mark(commands, timer, b, TimerMark::Drawn);
+    record_statistics_end(commands, profile, b);
+    record_timer_mark(commands, profile, b, TimerMark::Drawn);
     copy_atlas_to_tensors(device, commands, targets, layout, batch.views.first_view,
                           batch.views.view_count, depth.get(), rgb.get());
-    record_timer_mark(commands, timer, b, TimerMark::Copied);
+    record_timer_mark(commands, profile, b, TimerMark::Copied);
     VK_CHECK(vkEndCommandBuffer(commands));
 }
 
@@ -396,7 +398,13 @@ void BatchRenderer::wait(std::uint32_t batch) {
 std::optional<PassTimes> BatchRenderer::pass_times(std::uint32_t batch) const {
     const Impl& s = *impl_;
     if (s.batch(batch).done_at == 0) return std::nullopt;
-    return read_pass_times(s.device, s.timer, batch);
+    return read_pass_times(s.device, s.profile, batch);
+}
+
+std::optional<DrawStatistics> BatchRenderer::draw_statistics(std::uint32_t batch) const {
+    const Impl& s = *impl_;
+    if (s.batch(batch).done_at == 0) return std::nullopt;
+    return read_draw_statistics(s.device, s.profile, batch);
 }
 
 const std::shared_ptr<PersistentTensor>& BatchRenderer::depth() const {

@@ -17,7 +17,7 @@
 #include "assets/packed_scene.hpp"
 #include "export/gpu_context.hpp"
 #include "export/tensor.hpp"
-#include "render/gpu_timer.hpp"
+#include "render/gpu_profile.hpp"
 #include "shared.h"
 
 namespace batchsim::render {
@@ -75,6 +75,9 @@ public:
     // GPU time per pass of the batch's last finished submission; nullopt before one or on a
     // queue without timestamps. Call after wait(batch).
     [[nodiscard]] std::optional<PassTimes> pass_times(std::uint32_t batch) const;
+    // What the batch's last finished draw pass processed; nullopt before one or where the
+    // device has no pipeline statistics queries. Call after wait(batch).
+    [[nodiscard]] std::optional<DrawStatistics> draw_statistics(std::uint32_t batch) const;
 
     // [views, 1, height, width] float32: distance along the view axis in metres; 0 where
     // nothing lies between the near and far planes. Null unless config.depth.

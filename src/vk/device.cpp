@@ -113,6 +113,7 @@ DeviceFeatures supported_features(VkPhysicalDevice handle,
     out.shader_clip_distance = chain.features.features.shaderClipDistance;
     out.shader_draw_parameters = chain.v11.shaderDrawParameters;
     out.sampler_anisotropy = chain.features.features.samplerAnisotropy;
+    out.pipeline_statistics = chain.features.features.pipelineStatisticsQuery;
     out.runtime_descriptor_array = chain.v12.runtimeDescriptorArray;
     out.sampled_image_array_non_uniform_indexing =
         chain.v12.shaderSampledImageArrayNonUniformIndexing;
@@ -142,6 +143,7 @@ void request_features(const DeviceFeatures& on, FeatureChain& chain) {
     chain.features.features.multiDrawIndirect = on.multi_draw_indirect;
     chain.features.features.shaderClipDistance = on.shader_clip_distance;
     chain.features.features.samplerAnisotropy = on.sampler_anisotropy;
+    chain.features.features.pipelineStatisticsQuery = on.pipeline_statistics;
 }
 
 std::vector<const char*> device_extensions(const DeviceConfig& config, const DeviceFeatures& on) {
@@ -247,6 +249,7 @@ std::vector<std::string> missing_features(const DeviceFeatures& features,
         {&DeviceFeatures::shader_clip_distance, "shaderClipDistance"},
         {&DeviceFeatures::shader_draw_parameters, "shaderDrawParameters"},
         {&DeviceFeatures::sampler_anisotropy, "samplerAnisotropy"},
+        {&DeviceFeatures::pipeline_statistics, "pipelineStatisticsQuery"},
         {&DeviceFeatures::runtime_descriptor_array, "runtimeDescriptorArray"},
         {&DeviceFeatures::sampled_image_array_non_uniform_indexing,
          "shaderSampledImageArrayNonUniformIndexing"},

@@ -27,6 +27,7 @@ struct DeviceFeatures {
     bool shader_clip_distance = false;    // shaderClipDistance
     bool shader_draw_parameters = false;  // shaderDrawParameters
     bool sampler_anisotropy = false;      // samplerAnisotropy
+    bool pipeline_statistics = false;     // pipelineStatisticsQuery (profiling)
     // An array of sampled images indexed per draw: the four descriptor indexing pieces.
     bool runtime_descriptor_array = false;  // runtimeDescriptorArray
     bool sampled_image_array_non_uniform_indexing =

@@ -5,6 +5,8 @@ where there is CUDA, on CUDA tensors."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -28,8 +30,9 @@ def export_context(request):
 
 
 def make_renderer(context, scene, views: int, **options):
-    renderer = batchsim._core.BatchRenderer(context, views, width=WIDTH, height=HEIGHT, places=1,
-                                            **options)
+    renderer = batchsim._core.BatchRenderer(
+        context, views, width=WIDTH, height=HEIGHT, places=1, **options
+    )
     renderer.set_scene(0, scene)
     return renderer
 
@@ -63,11 +66,12 @@ def test_split_batches_render_what_one_batch_renders(export_context, scene, batc
     assert split.batches == batches
     ranges = [split.batch_views(b) for b in range(batches)]
     assert ranges[0][0] == 0 and sum(count for _, count in ranges) == views
-    assert all(a[0] + a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+    assert all(a[0] + a[1] == b[0] for a, b in itertools.pairwise(ranges))
     assert max(c for _, c in ranges) - min(c for _, c in ranges) <= 1
     split.render(positions, rotations, places)
-    assert_same_images(host(split.depth), host(split.rgb), host(whole.depth), host(whole.rgb),
-                       f"{batches} batches")
+    assert_same_images(
+        host(split.depth), host(split.rgb), host(whole.depth), host(whole.rgb), f"{batches} batches"
+    )
 
 
 def test_two_batches_in_flight_keep_their_own_views(export_context, scene):
@@ -118,6 +122,14 @@ def test_pass_times_are_reported_after_a_batch_finishes(cpu_context, scene):
     assert set(times) == {"upload_ms", "cull_ms", "draw_ms", "copy_ms"}
     assert all(np.isfinite(v) and 0 <= v < 60_000 for v in times.values())
     assert sum(times.values()) > 0
+    counts = renderer.draw_statistics(1)
+    if counts is None:
+        return  # no pipeline statistics queries on this device
+    # Two views of a scene: some triangles drawn, no more than twice the scene, fragments
+    # no more than the tiles' pixels times a plausible depth complexity.
+    assert 0 < counts["triangles"] <= 2 * scene.triangle_count
+    assert 0 < counts["vertex_shaders"] <= 3 * counts["triangles"]
+    assert 0 < counts["fragment_shaders"] <= 2 * WIDTH * HEIGHT * 50
 
 
 def test_batch_options_are_checked(cpu_context, scene):
