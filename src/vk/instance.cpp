@@ -25,6 +25,9 @@ constexpr std::string_view kExternalSignalArtefacts[] = {
     "VUID-vkFreeMemory-memory-00677",
     "VUID-vkDestroySemaphore-semaphore-01137",
     "VUID-vkDestroyCommandPool-commandPool-00041",
+    "VUID-vkResetCommandPool-commandPool-00040",
+    "VUID-vkDestroyQueryPool-queryPool-00793",
+    "VUID-vkUpdateDescriptorSets-None-03047",  // a set bound by a command buffer "pending"
 };
 
 bool is_external_signal_artefact(const ValidationState& state, const char* id) {
