@@ -54,7 +54,7 @@ OUTPUTS = {"depth": (True, False), "rgb": (False, True), "both": (True, True)}
 
 def make_renderer(context, scenes, views: int, size: int, outputs: str, batches: int):
     depth, rgb = OUTPUTS[outputs]
-    renderer = batchsim._core.BatchRenderer(
+    renderer = batchsim.BatchRenderer(
         context,
         views,
         width=size,

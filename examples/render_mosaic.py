@@ -41,7 +41,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     paths = sorted((data / "scene_datasets" / "procgen").glob("*.bsscene"))[:2]
     scenes = [batchsim.Scene.load(p) for p in paths]
-    renderer = batchsim._core.BatchRenderer(
+    renderer = batchsim.BatchRenderer(
         batchsim.Context(), VIEWS, width=SIZE, height=SIZE, places=len(scenes)
     )
     per_scene = VIEWS // len(scenes)

@@ -38,6 +38,7 @@ from batchsim.scenes import (
 )
 from batchsim.sim import PointNavSim, TaskConfig
 
+BatchRenderer = _core.BatchRenderer
 Context = _core.Context
 Tensor = _core.Tensor
 list_devices = _core.list_devices
@@ -48,6 +49,7 @@ validation_message_total = _core.validation_message_total
 __version__ = "0.1.0"
 
 __all__ = [
+    "BatchRenderer",
     "Context",
     "CudaError",
     "DeviceNotFoundError",
