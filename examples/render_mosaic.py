@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 import batchsim
-from batchsim.viz import mosaic, write_png
+from batchsim.viz import depth_image, mosaic, write_png
 
 VIEWS, SIZE, DEPTH_RANGE_M = 12, 96, 8.0
 
@@ -26,13 +26,6 @@ def cameras(scene: batchsim.Scene, count: int, seed: int):
     zeros = np.zeros(count)
     rotations = np.stack([zeros, np.sin(yaw / 2), zeros, np.cos(yaw / 2)], 1)
     return positions.astype(np.float32), rotations.astype(np.float32)
-
-
-def depth_image(depth: np.ndarray) -> np.ndarray:
-    """Near is light, far or nothing dark."""
-    shade = 255 * (1 - np.clip(depth / DEPTH_RANGE_M, 0, 1))
-    shade[depth == 0] = 0
-    return np.repeat(shade[..., None], 3, -1).astype(np.uint8)
 
 
 def main() -> None:
@@ -56,7 +49,7 @@ def main() -> None:
 
     rgb = torch.from_dlpack(renderer.rgb).cpu().numpy()[..., :3]
     depth = torch.from_dlpack(renderer.depth).cpu().numpy()[:, 0]
-    tiles = [*rgb, *(depth_image(d) for d in depth)]
+    tiles = [*rgb, *(depth_image(d, DEPTH_RANGE_M) for d in depth)]
     write_png(out / "render-mosaic.png", mosaic(tiles, columns=VIEWS // 2))
     print(f"{VIEWS} views of {len(scenes)} scenes in one submission: {out / 'render-mosaic.png'}")
 

@@ -64,7 +64,7 @@ def _add_import(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--up", choices=("y", "z"), default="y", help="the model's up axis")
     cmd.add_argument("--axes", help="explicit axis mapping, e.g. x,z,-y (new x,y,z from old)")
     cmd.add_argument("--scale", type=float, default=1.0, help="multiply positions (to metres)")
-    cmd.add_argument("--chunk-triangles", type=int, default=4096, help="triangles per chunk")
+    cmd.add_argument("--chunk-triangles", type=int, default=1024, help="triangles per chunk")
     cmd.add_argument("--topdown", metavar="PNG", help="also draw the navmesh's top-down map")
     navmesh = cmd.add_mutually_exclusive_group()
     navmesh.add_argument("--navmesh", help="embed this Habitat .navmesh instead of baking")

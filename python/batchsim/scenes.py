@@ -84,7 +84,7 @@ def import_scene(
     navmesh: str | os.PathLike | None = None,
     bake_navmesh: bool = True,
     settings: NavMeshSettings | None = None,
-    chunk_triangles: int = 4096,
+    chunk_triangles: int = 1024,
 ) -> Scene:
     """Imports `model` (any format Assimp reads) into the packed scene file `out`.
 

@@ -121,3 +121,25 @@ def mosaic(
         top, left = pad + (index // columns) * cell_h, pad + (index % columns) * cell_w
         out[top : top + image.shape[0], left : left + image.shape[1]] = image
     return out
+
+
+def depth_image(depth: np.ndarray, range_m: float = 8.0) -> np.ndarray:
+    """[H, W] metres as RGB: near is light, far or nothing (0) dark."""
+    shade = 255 * (1 - np.clip(depth / range_m, 0, 1))
+    shade[depth == 0] = 0
+    return np.repeat(shade[..., None], 3, -1).astype(np.uint8)
+
+
+def observation_mosaic(observations: dict, max_views: int = 64) -> np.ndarray:
+    """The first max_views environments' views as one RGB image: ``rgb`` [N, 3, H, W]
+    where present, else shaded ``depth`` [N, 1, H, W] (torch tensors or numpy arrays)."""
+    if "rgb" in observations:
+        views = [np.asarray(v).transpose(1, 2, 0) for v in _host(observations["rgb"], max_views)]
+    else:
+        views = [depth_image(np.asarray(v)[0]) for v in _host(observations["depth"], max_views)]
+    return mosaic(views, columns=int(np.ceil(np.sqrt(len(views)))), pad=2)
+
+
+def _host(tensor, count: int) -> np.ndarray:
+    head = tensor[:count]
+    return head.cpu().numpy() if hasattr(head, "cpu") else np.asarray(head)

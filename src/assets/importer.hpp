@@ -20,8 +20,9 @@ struct ImportOptions {
     // Multiplies positions after the axis mapping: source units -> metres (0.01 for cm).
     float scale = 1.0f;
     // Most triangles per chunk: small enough for tight culling boxes, large enough that a
-    // scene has only a few hundred chunks to cull and draw.
-    std::uint32_t chunk_triangles = 4096;
+    // scene has only a few hundred chunks to cull and draw (1,024 drew 6% faster than 4,096
+    // on an H200 and as fast as 256: benchmarks/RESULTS.md, raster renderer profile).
+    std::uint32_t chunk_triangles = 1024;
 };
 
 // Row i maps a source vector to new axis i: new[i] = sum_j matrix[i][j] * old[j].

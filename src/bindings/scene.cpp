@@ -142,7 +142,7 @@ void bind_scene(py::module_& m) {
     m.def("import_scene", &import_scene, py::arg("model"), py::arg("out"),
           py::arg("axes") = "x,y,z", py::arg("scale") = 1.0f, py::arg("navmesh") = py::none(),
           py::arg("bake_navmesh") = true, py::arg("settings") = assets::NavMeshSettings{},
-          py::arg("chunk_triangles") = 4096u,
+          py::arg("chunk_triangles") = 1024u,
           "Imports a model (Assimp), adds its navmesh and writes a packed scene file atomically.");
     m.def("axes_for_up", &assets::axes_for_up, py::arg("up"));
 }

@@ -87,7 +87,7 @@ TEST_CASE("glTF with an external PNG: triangles, texture and glTF UVs", "[import
     const SceneData scene = import_model(dir / "BoxTextured.gltf", {});
     CHECK(scene.triangle_count() == gltf_triangles(file));
     CHECK(scene.triangle_count() == 12);
-    batchsim::test::check_scene_invariants(scene, 4096);
+    batchsim::test::check_scene_invariants(scene, 1024);
     REQUIRE(scene.textures.size() == 1);
     const std::string uri = file.doc["images"][0]["uri"].string;
     CHECK(scene.textures[0].name == uri);
@@ -135,7 +135,7 @@ TEST_CASE("OBJ with an MTL and JPEG textures", "[importer]") {
     CHECK(scene.triangle_count() == triangles);
     CHECK(scene.materials.size() == used.size());
     check_materials_used(scene);
-    batchsim::test::check_scene_invariants(scene, 4096);
+    batchsim::test::check_scene_invariants(scene, 1024);
     // Textures: the distinct map_Kd files of the materials the OBJ uses.
     std::istringstream mtl(batchsim::test::read_text(kModels / "OBJ/spider.mtl"));
     std::set<std::string> maps;
@@ -159,13 +159,13 @@ TEST_CASE("PLY, binary STL and OFF: triangle counts from the files' own headers"
     const SceneData ply = import_model(kModels / "PLY/Wuson.ply", {});
     CHECK(ply.triangle_count() == ply_triangles(kModels / "PLY/Wuson.ply"));
     CHECK(ply.triangle_count() == 3732);
-    batchsim::test::check_scene_invariants(ply, 4096);
+    batchsim::test::check_scene_invariants(ply, 1024);
     const SceneData stl = import_model(kModels / "STL/Spider_binary.stl", {});
     std::size_t facets = 0;
     CHECK(stl.triangle_count() == stl_binary_triangles(kModels / "STL/Spider_binary.stl", &facets));
     CHECK(facets == 1368);
     CHECK(stl.textures.empty());
-    batchsim::test::check_scene_invariants(stl, 4096);
+    batchsim::test::check_scene_invariants(stl, 1024);
     const SceneData off = import_model(kModels / "OFF/Cube.off", {});
     CHECK(off.triangle_count() == off_triangles(kModels / "OFF/Cube.off"));
     CHECK(off.triangle_count() == 12);
@@ -176,7 +176,7 @@ TEST_CASE("Collada with a TGA texture", "[importer]") {
     if (!have_models()) return;
     const SceneData duck = import_model(kModels / "Collada/duck.dae", {});
     CHECK(duck.triangle_count() == collada_triangles(kModels / "Collada/duck.dae"));
-    batchsim::test::check_scene_invariants(duck, 4096);
+    batchsim::test::check_scene_invariants(duck, 1024);
     REQUIRE(duck.textures.size() == 1);
     CHECK(duck.textures[0].name == "duckCM.tga");
     check_texture_matches(duck.textures[0], batchsim::read_file(kModels / "Collada/duckCM.tga"));
@@ -250,7 +250,7 @@ TEST_CASE("axis mapping turns a z-up box y-up and scale applies", "[importer]") 
     CHECK(scene.bounds.min == std::array<float, 3>{0, 0, -0.5f});
     CHECK(scene.bounds.max == std::array<float, 3>{0.5f, 1.0f, 0});  // height 2 m * 0.5 on y
     check_outward(scene);
-    batchsim::test::check_scene_invariants(scene, 4096);
+    batchsim::test::check_scene_invariants(scene, 1024);
 }
 
 TEST_CASE("a reflecting axis mapping flips winding so faces stay outward", "[importer]") {
@@ -327,7 +327,7 @@ TEST_CASE("materials: merged per material, unused dropped, colours kept", "[impo
     }
     CHECK(colours == std::set<std::array<float, 4>>{{1, 0, 0, 0.5f}, {0, 1, 0, 1}});
     CHECK(scene.chunks.size() == 2);  // one range per material: groups a and c merged
-    batchsim::test::check_scene_invariants(scene, 4096);
+    batchsim::test::check_scene_invariants(scene, 1024);
 }
 
 // ---- errors ----
