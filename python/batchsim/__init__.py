@@ -37,6 +37,7 @@ from batchsim.scenes import (
     navmesh_settings,
 )
 from batchsim.sim import PointNavSim, TaskConfig
+from batchsim.simulator import Simulator
 
 BatchRenderer = _core.BatchRenderer
 Context = _core.Context
@@ -48,7 +49,18 @@ validation_message_total = _core.validation_message_total
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str):
+    # The env needs gymnasium and torch: imported on first use, not with batchsim.
+    if name in ("BatchNavEnv", "make_env_halves"):
+        from batchsim import env
+
+        return getattr(env, name)
+    raise AttributeError(f"module 'batchsim' has no attribute {name!r}")
+
+
 __all__ = [
+    "BatchNavEnv",
     "BatchRenderer",
     "Context",
     "CudaError",
@@ -62,6 +74,7 @@ __all__ = [
     "NavMeshSettings",
     "PointNavSim",
     "Scene",
+    "Simulator",
     "TaskConfig",
     "Tensor",
     "UnsupportedError",
@@ -71,6 +84,7 @@ __all__ = [
     "datasets",
     "import_scene",
     "list_devices",
+    "make_env_halves",
     "navmesh_settings",
     "validation_layer_available",
     "validation_message_total",

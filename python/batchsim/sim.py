@@ -124,24 +124,30 @@ class PointNavSim:
         self.scene_ids = scene_ids
         self.scene_paths = [_scene_file(dataset, s) for s in scene_ids]
         columns = _episode_columns(self.episodes, {s: i for i, s in enumerate(scene_ids)})
-        self._sim = _core.BatchSim(
+        self._sim = self._build_core(
             [str(p) for p in self.scene_paths],
-            **columns,
-            num_envs=num_envs,
-            num_threads=num_threads,
-            seed=seed,
-            mode=mode,
-            scenes_resident=scenes_resident,
-            steps_per_scene=steps_per_scene,
-            geodesic=geodesic,
-            autoreset=autoreset,
-            loader_bytes_per_second=loader_bytes_per_second,
-            task=task if task is not None else TaskConfig(),
+            columns,
+            dict(
+                num_envs=num_envs,
+                num_threads=num_threads,
+                seed=seed,
+                mode=mode,
+                scenes_resident=scenes_resident,
+                steps_per_scene=steps_per_scene,
+                geodesic=geodesic,
+                autoreset=autoreset,
+                loader_bytes_per_second=loader_bytes_per_second,
+                task=task if task is not None else TaskConfig(),
+            ),
         )
         self.mode, self.geodesic, self.autoreset = mode, geodesic, autoreset
         self.num_threads = num_threads
         for name, array in self._sim.arrays().items():
             setattr(self, name, array)
+
+    def _build_core(self, scene_paths: list[str], columns: dict, options: dict):
+        """The C++ BatchSim; subclasses (batchsim.Simulator) build more around it."""
+        return _core.BatchSim(scene_paths, **columns, **options)
 
     @property
     def num_envs(self) -> int:

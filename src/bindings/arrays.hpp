@@ -14,6 +14,8 @@
 namespace batchsim::bindings {
 
 using FloatArray = pybind11::array_t<float, pybind11::array::c_style | pybind11::array::forcecast>;
+using IntArray =
+    pybind11::array_t<std::int32_t, pybind11::array::c_style | pybind11::array::forcecast>;
 
 inline std::string shape_of(const pybind11::array& array) {
     return "[" + join_shape(std::span(array.shape(), static_cast<std::size_t>(array.ndim()))) + "]";

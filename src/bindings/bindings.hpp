@@ -14,5 +14,6 @@ void bind_scene(pybind11::module_& m);
 void bind_sim_config(pybind11::module_& m);
 void bind_sim(pybind11::module_& m);
 void bind_render(pybind11::module_& m);
+void bind_env(pybind11::module_& m);
 
 }  // namespace batchsim::bindings

@@ -13,6 +13,7 @@
 #include "export/gpu_context.hpp"
 #include "export/tensor.hpp"
 #include "vk/instance.hpp"
+#include "vk/memory.hpp"
 
 namespace py = pybind11;
 
@@ -117,6 +118,8 @@ void bind_context(py::module_& m) {
           "True when VK_LAYER_KHRONOS_validation is installed.");
     m.def("validation_message_total", &vk::validation_message_total,
           "Validation warnings and errors reported by every Context of this process so far.");
+    m.def("vulkan_allocations", &vk::live_allocations,
+          "Vulkan memory allocations alive in this process (every Context): for leak checks.");
     m.def("validation_suppressed_total", &vk::validation_suppressed_total,
           "Validation reports set aside because the layer cannot see CUDA's semaphore signals.");
 

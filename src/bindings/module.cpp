@@ -13,4 +13,5 @@ PYBIND11_MODULE(_core, m) {
     batchsim::bindings::bind_sim_config(m);
     batchsim::bindings::bind_sim(m);
     batchsim::bindings::bind_render(m);
+    batchsim::bindings::bind_env(m);
 }

@@ -8,6 +8,7 @@
 
 #include "bindings/arrays.hpp"
 #include "bindings/bindings.hpp"
+#include "bindings/streams.hpp"
 #include "render/batch_renderer.hpp"
 
 namespace py = pybind11;
@@ -40,15 +41,6 @@ std::vector<gpu::CameraPose> camera_poses(std::size_t views, const FloatArray& p
         poses[i] = {p[0], p[1], p[2], places.data()[i], q[0], q[1], q[2], q[3]};
     }
     return poses;
-}
-
-std::uintptr_t consumer_stream(const BatchRenderer& renderer, std::optional<std::int64_t> stream) {
-    const auto& context = renderer.context();
-    if (stream) return static_cast<std::uintptr_t>(*stream);
-    if (!context->exports_cuda()) return 0;
-    return py::module_::import("batchsim._streams")
-        .attr("current_stream")(context->cuda_ordinal())
-        .cast<std::uintptr_t>();
 }
 
 }  // namespace
@@ -84,7 +76,7 @@ void bind_render(py::module_& m) {
             [](BatchRenderer& r, const FloatArray& positions, const FloatArray& rotations,
                const UIntArray& places, std::optional<std::int64_t> stream) {
                 const auto poses = camera_poses(r.config().views, positions, rotations, places);
-                const std::uintptr_t s = consumer_stream(r, stream);
+                const std::uintptr_t s = consumer_stream(*r.context(), stream);
                 py::gil_scoped_release unlocked;
                 r.render(poses, s);
             },
@@ -105,7 +97,7 @@ void bind_render(py::module_& m) {
                std::optional<std::int64_t> stream) {
                 const auto views = r.batch_views(batch).count;
                 const auto poses = camera_poses(views, positions, rotations, places);
-                const std::uintptr_t s = consumer_stream(r, stream);
+                const std::uintptr_t s = consumer_stream(*r.context(), stream);
                 py::gil_scoped_release unlocked;
                 r.submit(batch, poses, s);
             },

@@ -8,14 +8,15 @@
 
 #include "bindings/arrays.hpp"
 #include "bindings/bindings.hpp"
+#include "bindings/sim_args.hpp"
 #include "sim/batch_sim.hpp"
 
 namespace py = pybind11;
 
 namespace batchsim::bindings {
-namespace {
-
 using Sim = sim::BatchSim;
+
+namespace {
 
 template <typename E>
 E parse_choice(const std::string& given, const char* name,
@@ -39,10 +40,11 @@ std::vector<std::array<float, Width>> rows(const FloatArray& a, std::size_t m, c
     return {first, first + m};
 }
 
-sim::EpisodeSet episode_set(
-    std::vector<std::filesystem::path> scene_paths,
-    const py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>& scene,
-    const FloatArray& start_position, const FloatArray& start_rotation, const FloatArray& goal) {
+}  // namespace
+
+sim::EpisodeSet episode_set(std::vector<std::filesystem::path> scene_paths, const IntArray& scene,
+                            const FloatArray& start_position, const FloatArray& start_rotation,
+                            const FloatArray& goal) {
     BATCHSIM_CHECK(scene.ndim() == 1, InvalidArgument,
                    str("episode_scene: expected int32 [M], got ", shape_of(scene)));
     const auto m = static_cast<std::size_t>(scene.shape(0));
@@ -55,13 +57,10 @@ sim::EpisodeSet episode_set(
     return e;
 }
 
-std::unique_ptr<Sim> make_sim(
-    std::vector<std::filesystem::path> scene_paths,
-    const py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>& scene,
-    const FloatArray& start_position, const FloatArray& start_rotation, const FloatArray& goal,
-    int num_envs, int num_threads, std::uint64_t seed, const std::string& mode, int scenes_resident,
-    int steps_per_scene, const std::string& geodesic, const std::string& autoreset,
-    double loader_bytes_per_second, const sim::TaskConfig& task) {
+sim::SimConfig sim_config(int num_envs, int num_threads, std::uint64_t seed,
+                          const std::string& mode, int scenes_resident, int steps_per_scene,
+                          const std::string& geodesic, const std::string& autoreset,
+                          double loader_bytes_per_second, const sim::TaskConfig& task) {
     sim::SimConfig c;
     c.num_envs = num_envs, c.num_threads = num_threads, c.seed = seed;
     c.order = parse_choice<sim::EpisodeOrder>(
@@ -76,11 +75,28 @@ std::unique_ptr<Sim> make_sim(
                                                 {"disabled", sim::AutoReset::Disabled}});
     c.loader_bytes_per_second = loader_bytes_per_second;
     c.task = task;
+    return c;
+}
+
+namespace {
+
+std::unique_ptr<Sim> make_sim(std::vector<std::filesystem::path> scene_paths, const IntArray& scene,
+                              const FloatArray& start_position, const FloatArray& start_rotation,
+                              const FloatArray& goal, int num_envs, int num_threads,
+                              std::uint64_t seed, const std::string& mode, int scenes_resident,
+                              int steps_per_scene, const std::string& geodesic,
+                              const std::string& autoreset, double loader_bytes_per_second,
+                              const sim::TaskConfig& task) {
+    const sim::SimConfig c =
+        sim_config(num_envs, num_threads, seed, mode, scenes_resident, steps_per_scene, geodesic,
+                   autoreset, loader_bytes_per_second, task);
     auto episodes =
         episode_set(std::move(scene_paths), scene, start_position, start_rotation, goal);
     py::gil_scoped_release unlocked;
     return std::make_unique<Sim>(c, std::move(episodes));
 }
+
+}  // namespace
 
 // Copies an integer array of shape [N] into the action buffer, checking every value.
 void set_actions(Sim& s, const py::array& given) {
@@ -103,6 +119,8 @@ void set_actions(Sim& s, const py::array& given) {
     }
 }
 
+namespace {
+
 // A numpy view of `data` ([N] or [N, width]) owned by the Python simulator object.
 template <typename T>
 py::array view(py::handle owner, const T* data, std::size_t n, std::size_t width = 0,
@@ -121,6 +139,8 @@ py::array camera_columns(py::handle owner, const float* first, std::size_t n, st
     out.attr("flags").attr("writeable") = false;
     return out;
 }
+
+}  // namespace
 
 py::dict arrays(py::handle self) {
     Sim& s = self.cast<Sim&>();
@@ -167,9 +187,10 @@ py::dict stats(const Sim& s) {
     return d;
 }
 
-}  // namespace
-
 void bind_sim(py::module_& m) {
+    // Action ids are positions in this tuple.
+    m.attr("ACTIONS") = py::make_tuple("STOP", "MOVE_FORWARD", "TURN_LEFT", "TURN_RIGHT");
+    static_assert(sim::kActionCount == 4, "ACTIONS names every action");
     py::class_<Sim>(m, "BatchSim",
                     "N PointNav environments stepped together (see batchsim.PointNavSim).")
         .def(py::init(&make_sim), py::arg("scene_paths"), py::arg("episode_scene"),

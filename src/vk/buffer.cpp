@@ -81,7 +81,7 @@ Buffer create_buffer(const Device& device, const BufferDesc& desc) {
 void destroy_buffer(const Device& device, Buffer& buffer) {
     if (buffer.mapped) vkUnmapMemory(device.handle, buffer.memory);
     if (buffer.handle != VK_NULL_HANDLE) vkDestroyBuffer(device.handle, buffer.handle, nullptr);
-    if (buffer.memory != VK_NULL_HANDLE) vkFreeMemory(device.handle, buffer.memory, nullptr);
+    free_memory(device, buffer.memory);
     buffer = Buffer{};
 }
 

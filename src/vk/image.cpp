@@ -92,7 +92,7 @@ Image create_image(const Device& device, const ImageDesc& desc) {
 void destroy_image(const Device& device, Image& image) {
     if (image.view != VK_NULL_HANDLE) vkDestroyImageView(device.handle, image.view, nullptr);
     if (image.handle != VK_NULL_HANDLE) vkDestroyImage(device.handle, image.handle, nullptr);
-    if (image.memory != VK_NULL_HANDLE) vkFreeMemory(device.handle, image.memory, nullptr);
+    free_memory(device, image.memory);
     image = Image{};
 }
 

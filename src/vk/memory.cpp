@@ -1,9 +1,17 @@
 #include "vk/memory.hpp"
 
+#include <atomic>
+
 #include "core/check.hpp"
 #include "core/strings.hpp"
 
 namespace batchsim::vk {
+namespace {
+
+std::atomic<std::int64_t> g_live_allocations{0};
+
+}  // namespace
+
 namespace {
 
 struct LocationFlags {
@@ -57,7 +65,18 @@ VkDeviceMemory allocate_memory(const Device& device, const MemoryRequest& reques
                          flags.required, flags.preferred);
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VK_CHECK(vkAllocateMemory(device.handle, &info, nullptr, &memory));
+    g_live_allocations.fetch_add(1, std::memory_order_relaxed);
     return memory;
+}
+
+void free_memory(const Device& device, VkDeviceMemory memory) {
+    if (memory == VK_NULL_HANDLE) return;
+    vkFreeMemory(device.handle, memory, nullptr);
+    g_live_allocations.fetch_sub(1, std::memory_order_relaxed);
+}
+
+std::int64_t live_allocations() {
+    return g_live_allocations.load(std::memory_order_relaxed);
 }
 
 }  // namespace batchsim::vk

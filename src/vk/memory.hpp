@@ -29,5 +29,10 @@ std::uint32_t find_memory_type(const VkPhysicalDeviceMemoryProperties& propertie
 
 // Allocates memory usable with buffer device addresses.
 VkDeviceMemory allocate_memory(const Device& device, const MemoryRequest& request);
+// Frees memory from allocate_memory; a null handle is ignored.
+void free_memory(const Device& device, VkDeviceMemory memory);
+// Allocations made by allocate_memory and not yet freed, over every device of the process:
+// what leak tests watch.
+std::int64_t live_allocations();
 
 }  // namespace batchsim::vk

@@ -48,6 +48,24 @@ def procgen_dataset():
     return out, manifest
 
 
+@pytest.fixture(scope="session")
+def three_scene_split(procgen_dataset, tmp_path_factory):
+    """All three procedural scenes in one split (the cached splits have one each)."""
+    import shutil
+
+    from batchsim.datasets import load_pointnav, write_pointnav
+
+    root, _ = procgen_dataset
+    out = tmp_path_factory.mktemp("three") / "data"
+    shutil.copytree(root / "scene_datasets", out / "scene_datasets")
+    by_scene = {}
+    for name in ("train", "val", "test"):
+        for episode in load_pointnav(root / "pointnav" / name):
+            by_scene.setdefault(episode.scene_name, []).append(episode)
+    write_pointnav(out / "pointnav", "all", by_scene)
+    return out / "pointnav" / "all"
+
+
 @pytest.fixture
 def run_example():
     """Runs examples/<name> with arguments in a fresh interpreter; returns its stdout."""

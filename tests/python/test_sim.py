@@ -4,33 +4,18 @@
 from __future__ import annotations
 
 import os
-import shutil
 
 import numpy as np
 import pytest
 
 import batchsim
-from batchsim.datasets import load_pointnav, write_pointnav
+from batchsim.datasets import load_pointnav
 
 
 @pytest.fixture(scope="module")
 def split(procgen_dataset):
     root, _ = procgen_dataset
     return root / "pointnav" / "train"
-
-
-@pytest.fixture(scope="module")
-def three_scene_split(procgen_dataset, tmp_path_factory):
-    """All three procedural scenes in one split (the cached splits have one each)."""
-    root, _ = procgen_dataset
-    out = tmp_path_factory.mktemp("three") / "data"
-    shutil.copytree(root / "scene_datasets", out / "scene_datasets")
-    by_scene = {}
-    for name in ("train", "val", "test"):
-        for episode in load_pointnav(root / "pointnav" / name):
-            by_scene.setdefault(episode.scene_name, []).append(episode)
-    write_pointnav(out / "pointnav", "all", by_scene)
-    return out / "pointnav" / "all"
 
 
 def random_actions(steps: int, n: int, seed: int = 0) -> np.ndarray:

@@ -1,0 +1,68 @@
+#include "core/background_task.hpp"
+
+#include <utility>
+
+#include "core/check.hpp"
+
+namespace batchsim {
+
+BackgroundTask::BackgroundTask() : thread_([this] { run(); }) {}
+
+BackgroundTask::~BackgroundTask() {
+    {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [this] { return !running_ && !task_; });
+        stopping_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+}
+
+void BackgroundTask::start(std::function<void()> task) {
+    {
+        std::lock_guard lock(mutex_);
+        BATCHSIM_CHECK(!pending_, InvalidArgument,
+                       "a step is already running: call step_wait() before starting another");
+        task_ = std::move(task);
+        error_ = nullptr;
+        pending_ = true;
+    }
+    changed_.notify_all();
+}
+
+void BackgroundTask::wait() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return !running_ && !task_; });
+    if (!pending_) return;
+    pending_ = false;
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+bool BackgroundTask::pending() const {
+    std::lock_guard lock(mutex_);
+    return pending_;
+}
+
+void BackgroundTask::run() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+        changed_.wait(lock, [this] { return stopping_ || task_; });
+        if (stopping_) return;
+        auto task = std::move(task_);
+        task_ = nullptr;
+        running_ = true;
+        lock.unlock();
+        std::exception_ptr error;
+        try {
+            task();
+        } catch (...) {
+            error = std::current_exception();
+        }
+        lock.lock();
+        error_ = error;
+        running_ = false;
+        changed_.notify_all();
+    }
+}
+
+}  // namespace batchsim

@@ -1,0 +1,207 @@
+"""BatchNavEnv against gymnasium's vector-env conventions: spaces, the step tuple, info
+masks, the three autoreset modes, determinism, zero-copy outputs and input checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+gym = pytest.importorskip("gymnasium")
+torch = pytest.importorskip("torch")
+
+import batchsim  # noqa: E402
+from batchsim.env import POINTGOAL, AutoresetMode  # noqa: E402
+
+STOP, FORWARD, LEFT, RIGHT = range(4)
+
+
+@pytest.fixture(scope="module")
+def dataset(procgen_dataset):
+    root, _ = procgen_dataset
+    return root / "pointnav" / "train" / "train.json.gz"
+
+
+@pytest.fixture(scope="module")
+def shared_context():
+    return batchsim.Context(export="cpu")
+
+
+def make(dataset, context, num_envs=4, **options):
+    options.setdefault("resolution", (16, 20))
+    return batchsim.BatchNavEnv(dataset, num_envs, context=context, **options)
+
+
+def host(obs: dict) -> dict:
+    return {k: v.cpu().numpy() for k, v in obs.items()}
+
+
+def test_spaces_and_the_step_tuple(dataset, shared_context):
+    env = make(dataset, shared_context, sensors=("depth", "rgb"))
+    assert env.single_action_space == gym.spaces.Discrete(4)
+    assert env.action_space.shape == (4,)
+    assert env.single_observation_space["depth"].shape == (1, 16, 20)
+    assert env.single_observation_space["rgb"].shape == (3, 16, 20)
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(host(obs))
+    obs, reward, terminated, truncated, info = env.step(np.full(4, FORWARD))
+    assert env.observation_space.contains(host(obs))
+    assert reward.dtype == torch.float32 and reward.shape == (4,)
+    assert terminated.dtype == torch.bool and truncated.dtype == torch.bool
+    assert obs["rgb"].shape == (4, 3, 16, 20) and obs["rgb"].dtype == torch.uint8
+    for key in (
+        "success",
+        "spl",
+        "softspl",
+        "distance_to_goal",
+        "collisions",
+        "episode_id",
+        "scene_id",
+    ):
+        assert info[key].shape == (4,) and info[f"_{key}"].dtype == torch.bool
+    assert info["_distance_to_goal"].all() and not info["_success"].any()
+    assert torch.isfinite(reward).all() and torch.isfinite(obs["depth"]).all()
+    env.close()
+
+
+def test_outputs_are_zero_copy_and_persistent(dataset, shared_context):
+    env = make(dataset, shared_context, sensors=("depth", "rgb"))
+    obs, _ = env.reset(seed=1)
+    pointers = {k: v.data_ptr() for k, v in obs.items()}
+    depth = torch.from_dlpack(env.sim.depth)
+    assert obs["depth"].data_ptr() == depth.data_ptr()  # the renderer's own memory
+    assert obs["rgb"].data_ptr() == torch.from_dlpack(env.sim.rgb).data_ptr()
+    _, reward, *_ = env.step(np.full(4, LEFT))
+    reward_pointer = reward.data_ptr()
+    for _ in range(3):
+        obs, reward, *_ = env.step(np.full(4, FORWARD))
+        assert {k: v.data_ptr() for k, v in obs.items()} == pointers
+        assert reward.data_ptr() == reward_pointer
+    env.close()
+
+
+def test_next_step_autoreset(dataset, shared_context):
+    env = make(dataset, shared_context, num_envs=3)
+    assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    env.reset(seed=2)
+    _, _, _, _, info = env.step(np.full(3, FORWARD))
+    first_episode = info["episode_id"].clone()
+    _, reward, terminated, truncated, info = env.step(np.array([STOP, FORWARD, FORWARD]))
+    assert terminated.tolist() == [True, False, False]
+    assert info["_success"].tolist() == [True, False, False]
+    assert env.sim.episode_step.tolist() == [2, 2, 2]
+    _, reward, terminated, truncated, info = env.step(np.full(3, FORWARD))
+    # Env 0 began its next episode: no reward, no flags, its action ignored.
+    assert reward[0] == 0 and not terminated[0] and not truncated[0]
+    assert env.sim.episode_step.tolist() == [0, 3, 3]
+    assert (info["episode_id"][1:] == first_episode[1:]).all()
+    env.close()
+
+
+def test_same_step_autoreset_reports_the_final_observation(dataset, shared_context):
+    env = make(dataset, shared_context, num_envs=3, autoreset_mode="same_step")
+    env.reset(seed=3)
+    obs, *_ = env.step(np.full(3, LEFT))
+    before = obs["depth"].clone()
+    _, _, _, _, info = env.step(np.full(3, LEFT))
+    final_view = obs["depth"].clone()
+    obs, _, terminated, _, info = env.step(np.array([RIGHT, STOP, RIGHT]))
+    assert terminated.tolist() == [False, True, False]
+    assert info["_final_obs"].tolist() == [False, True, False]
+    # The final observation is the ended episode's last view (a RIGHT turn after two LEFTs
+    # sees what the first LEFT saw); the returned one already shows the new episode.
+    final = info["final_obs"]["depth"]
+    torch.testing.assert_close(final[0], before[0], atol=1e-3, rtol=0)
+    torch.testing.assert_close(final[2], before[2], atol=1e-3, rtol=0)
+    torch.testing.assert_close(final[1], final_view[1])  # STOP does not move
+    torch.testing.assert_close(obs["depth"][0], before[0], atol=1e-3, rtol=0)
+    assert env.sim.episode_step.tolist() == [3, 0, 3]
+    assert info["final_info"]["_success"].tolist() == [False, True, False]
+    assert info["final_obs"][POINTGOAL].shape == (3, 2)
+    env.close()
+
+
+def test_disabled_autoreset_waits_for_a_reset_mask(dataset, shared_context):
+    env = make(dataset, shared_context, num_envs=3, autoreset_mode=AutoresetMode.DISABLED)
+    _, info = env.reset(seed=4)
+    episodes = info["episode_id"].clone()
+    _, _, terminated, _, _ = env.step(np.array([STOP, STOP, FORWARD]))
+    assert terminated.tolist() == [True, True, False]
+    _, reward, terminated, _, info = env.step(np.full(3, FORWARD))
+    assert reward[:2].tolist() == [0.0, 0.0] and not terminated.any()
+    assert torch.equal(info["episode_id"], episodes)
+    _, info = env.reset(options={"reset_mask": np.array([True, False, False])})
+    assert env.sim.episode_step.tolist()[:2] == [0, 1]
+    with pytest.raises(ValueError, match=r"reset_mask: expected bool \[3\]"):
+        env.reset(options={"reset_mask": [1, 0]})
+    env.close()
+
+
+def test_same_seed_same_trajectories_over_1000_steps(dataset, shared_context):
+    envs = [make(dataset, shared_context, num_envs=3, resolution=(8, 8), seed=5) for _ in range(2)]
+    results = [[], []]
+    for env, out in zip(envs, results, strict=True):
+        rng = np.random.default_rng(9)
+        obs, _ = env.reset(seed=5)
+        checksum = np.zeros(2)
+        for _ in range(1000):
+            obs, reward, *_ = env.step(rng.choice(4, 3, p=[0.02, 0.68, 0.15, 0.15]))
+            checksum += [obs["depth"].double().sum().item(), reward.double().sum().item()]
+            out.append(obs["depth"].numpy().copy() if len(out) < 5 else None)
+        out.append(checksum)
+        env.close()
+    np.testing.assert_array_equal(results[0][-1], results[1][-1])
+    for a, b in zip(results[0][:5], results[1][:5], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_actions_are_checked_at_the_boundary(dataset, shared_context):
+    env = make(dataset, shared_context, num_envs=3)
+    env.reset(seed=0)
+    env.step([1, 2, 3])  # a list
+    env.step(torch.tensor([1, 1, 1]))  # a tensor
+    env.step(np.array([0, 1, 2], np.uint8))
+    cases = [
+        (np.ones(4, int), r"expected shape \[3\], got \[4\]"),
+        (np.ones((3, 1), int), r"expected shape \[3\], got \[3, 1\]"),
+        (np.ones(3, np.float32), "expected an integer dtype, got float32"),
+        (np.array([1.0, np.nan, 1.0]), "got NaN"),
+        (np.array([1, 4, 1]), "got 4 at index 1"),
+        (np.array([-1, 1, 1]), "got -1 at index 0"),
+        ("forward", r"expected shape \[3\]"),
+    ]
+    for actions, message in cases:
+        with pytest.raises(ValueError, match=message):
+            env.step(actions)
+    env.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        env.step([1, 1, 1])
+    with pytest.raises(RuntimeError, match="closed"):
+        env.reset()
+
+
+def test_repr_and_render(dataset, shared_context):
+    env = make(dataset, shared_context, num_envs=5, sensors=("depth",))
+    env.reset(seed=0)
+    assert repr(env).startswith("BatchNavEnv(num_envs=5, sensors=[depth], resolution=16x20")
+    image = env.render()
+    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+    assert image.shape[0] >= 2 * 16 and image.shape[1] >= 3 * 20  # a 3 x 2 grid of views
+    env.close()
+    assert "closed" in repr(env)
+
+
+def test_halves_share_a_context_and_step_in_turn(dataset):
+    halves = batchsim.make_env_halves(dataset, 4, device="cpu", resolution=(8, 8))
+    assert halves[0].sim.context is halves[1].sim.context
+    obs = [env.reset(seed=0)[0] for env in halves]
+    halves[0].step_async(np.full(2, FORWARD))
+    for _ in range(3):
+        for half in (1, 0):
+            halves[half].step_async(np.full(2, LEFT))
+            obs[1 - half], *_ = halves[1 - half].step_wait()
+    halves[0].step_wait()
+    assert all(o[POINTGOAL].shape == (2, 2) for o in obs)
+    for env in halves:
+        env.close()
+    with pytest.raises(ValueError, match="even number"):
+        batchsim.make_env_halves(dataset, 3)

@@ -1,0 +1,123 @@
+"""batchsim.Simulator: the simulator and the renderer behind one step. Its observations are
+what a BatchRenderer draws from the simulator's own camera poses, scenes follow the
+simulator's slots, and step_async/step_wait give the same results as step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import batchsim
+
+SPLIT = "pointnav/train/train.json.gz"
+
+
+@pytest.fixture(scope="module")
+def dataset(procgen_dataset):
+    root, _ = procgen_dataset
+    return root / SPLIT
+
+
+def make(dataset, context, num_envs=6, **options):
+    options.setdefault("resolution", (20, 24))
+    options.setdefault("scenes_resident", 2)
+    return batchsim.Simulator(dataset, num_envs, context=context, **options)
+
+
+def rendered_from_poses(sim, context) -> np.ndarray:
+    """What a separate BatchRenderer draws from the simulator's current camera poses."""
+    height, width = sim.resolution
+    renderer = batchsim.BatchRenderer(
+        context, sim.num_envs, width=width, height=height, places=2 * sim.scenes_resident
+    )
+    scene_at = {int(r): int(s) for r, s in zip(sim.resident_scene, sim.scene_index, strict=True)}
+    for place, scene in scene_at.items():
+        renderer.set_scene(place, batchsim.Scene.load(sim.scene_paths[scene]))
+    renderer.render(
+        sim.camera_position.copy(), sim.camera_rotation.copy(), sim.resident_scene.astype(np.uint32)
+    )
+    return np.from_dlpack(renderer.depth).copy()
+
+
+def test_observations_are_the_renders_of_the_simulators_cameras(dataset, cpu_context):
+    sim = make(dataset, cpu_context)
+    sim.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        sim.step(rng.integers(1, 4, sim.num_envs))
+    depth = np.from_dlpack(sim.depth)
+    assert depth.shape == (6, 1, 20, 24) and sim.rgb is None
+    assert (depth > 0).mean() > 0.2
+    np.testing.assert_allclose(depth, rendered_from_poses(sim, cpu_context), atol=1e-4)
+
+
+def test_step_async_matches_step(dataset, cpu_context):
+    a, b = make(dataset, cpu_context, seed=1), make(dataset, cpu_context, seed=1)
+    a.reset()
+    b.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        actions = rng.integers(0, 4, a.num_envs)
+        a.step(actions)
+        b.step_async(actions)
+        assert b.stepping
+        b.step_wait()
+        assert not b.stepping
+        np.testing.assert_array_equal(a.reward, b.reward)
+        np.testing.assert_array_equal(np.from_dlpack(a.depth), np.from_dlpack(b.depth))
+    assert b.last_step_seconds > 0
+
+
+def test_a_running_step_blocks_other_calls(dataset, cpu_context):
+    sim = make(dataset, cpu_context)
+    sim.reset()
+    sim.step_async(np.ones(sim.num_envs, np.int32))
+    with pytest.raises(ValueError, match="call step_wait"):
+        sim.step()
+    with pytest.raises(ValueError, match="call step_wait"):
+        sim.step_async()
+    sim.step_wait()
+    sim.step_wait()  # nothing running: returns at once
+
+
+def test_errors_of_an_asynchronous_step_surface_in_step_wait(dataset, cpu_context):
+    sim = make(dataset, cpu_context)
+    sim.reset()
+    with pytest.raises(ValueError, match=r"actions\[2\] is 7"):
+        sim.step_async(np.array([0, 1, 7, 1, 1, 1]))
+    assert not sim.stepping
+
+
+def test_scenes_follow_the_slots(three_scene_split, cpu_context):
+    # One slot moving to the next scene every 30 steps: the renderer must follow it.
+    sim = make(
+        three_scene_split,
+        cpu_context,
+        num_envs=3,
+        scenes_resident=1,
+        steps_per_scene=30,
+        task=batchsim.TaskConfig(max_episode_steps=20),
+    )
+    sim.reset(seed=0)
+    seen = set()
+    for _ in range(80):
+        sim.step(np.full(3, 1))
+        seen.update(int(s) for s in sim.scene_index)
+    assert len(seen) >= 2
+    np.testing.assert_allclose(
+        np.from_dlpack(sim.depth), rendered_from_poses(sim, cpu_context), atol=1e-4
+    )
+
+
+def test_options_are_checked(dataset, cpu_context):
+    with pytest.raises(ValueError, match="sensors: expected a non-empty subset"):
+        make(dataset, cpu_context, sensors=("lidar",))
+    with pytest.raises(ValueError, match="resolution"):
+        make(dataset, cpu_context, resolution="big")
+    with pytest.raises(ValueError, match="device: expected"):
+        batchsim.Simulator(dataset, 2, device="tpu")
+    sim = make(dataset, cpu_context, sensors=("rgb", "depth"))
+    assert tuple(sim.rgb.shape) == (6, 20, 24, 4)
+    assert "Simulator(num_envs=6" in repr(sim)
+    sim.close()
+    assert sim.closed and "closed" in repr(sim)
