@@ -9,6 +9,8 @@ rendering never sees the next step's values. On the CPU the outputs are the stag
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import torch
 
@@ -33,6 +35,7 @@ class Staging:
         ]
         self._events = [None] * len(self._hosts)
         self._next = 0
+        self.last_wait_seconds = 0.0  # blocked on the GPU in the last upload (profiling)
         self._device_buffer = (
             torch.empty(size, dtype=torch.uint8, device=self.device) if cuda else self._hosts[0]
         )
@@ -53,7 +56,9 @@ class Staging:
         slot = self._next
         self._next = (slot + 1) % len(self._hosts)
         if self._events[slot] is not None:
+            started = time.perf_counter()
             self._events[slot].synchronize()  # its last copy has read it
+            self.last_wait_seconds = time.perf_counter() - started
         for name, view in self._host_views[slot].items():
             np.copyto(view, arrays[name], casting="unsafe")
         if self.device.type == "cuda":
