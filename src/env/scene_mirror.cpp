@@ -8,7 +8,7 @@ namespace batchsim::env {
 SceneMirror::SceneMirror(std::size_t places) : shown_(places), filled_(places, false) {}
 
 std::size_t SceneMirror::sync(const sim::BatchSim& sim, render::BatchRenderer& renderer) {
-    const auto places = static_cast<std::size_t>(2 * sim.slot_count());
+    const std::size_t places = 2 * static_cast<std::size_t>(sim.slot_count());
     BATCHSIM_CHECK(places <= shown_.size() && places <= renderer.config().places, InvalidArgument,
                    str("the simulator holds scenes at ", places, " places; the renderer has ",
                        renderer.config().places));

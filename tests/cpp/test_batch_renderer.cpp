@@ -98,7 +98,7 @@ TEST_CASE("BatchRenderer: commands are re-recorded when the scenes change", "[ba
         CHECK(renderer.rgb() == nullptr);
         const auto scene = wall();
         const std::vector<gpu::CameraPose> poses(3, pose_at(0, 0, 0, 0, 0));
-        const std::size_t centre = 6 * 16 + 8, pixels = 16 * 12;
+        const std::size_t centre = std::size_t{6} * 16 + 8, pixels = std::size_t{16} * 12;
         auto centre_depths = [&] {
             renderer.render(poses, 0);
             const auto depth = floats(*renderer.depth());

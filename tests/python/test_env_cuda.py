@@ -33,8 +33,13 @@ def trajectory(env, plan: np.ndarray) -> list[dict[str, torch.Tensor]]:
     out = []
     for step_actions in plan:
         obs, reward, terminated, truncated, _ = env.step(torch.from_numpy(step_actions))
-        out.append({**{k: v.clone() for k, v in obs.items()}, "reward": reward.clone(),
-                    "done": (terminated | truncated).clone()})
+        out.append(
+            {
+                **{k: v.clone() for k, v in obs.items()},
+                "reward": reward.clone(),
+                "done": (terminated | truncated).clone(),
+            }
+        )
     return [{k: v.cpu() for k, v in step.items()} for step in out]
 
 
