@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+import batchsim
+
 nbformat = pytest.importorskip("nbformat")
 
 REPO = Path(__file__).resolve().parents[2]
@@ -65,7 +67,9 @@ def test_quickstart_notebook_runs(procgen_dataset, tmp_path, monkeypatch):
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
     root, _ = procgen_dataset
-    python_dir = str(REPO / "python")
+    # The kernel imports the batchsim this test process imported (a checkout's python/ in
+    # development, site-packages once installed).
+    python_dir = str(Path(batchsim.__file__).resolve().parents[1])
     path = os.environ.get("PYTHONPATH")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([python_dir, *([path] if path else [])]))
     monkeypatch.setenv("BATCHSIM_QUICKSTART_DATA", str(root))
