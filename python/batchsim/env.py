@@ -268,9 +268,9 @@ class BatchNavEnv(gym.vector.VectorEnv):
             final_obs = {k: v.clone() for k, v in self._observations.items()}
             final_obs[POINTGOAL] = torch.from_numpy(host[POINTGOAL]).to(self.device)
             self.sim.reset_envs(ended)
-            for key in (POINTGOAL, *_STEP_METRICS):  # the new episodes' observation and ids
-                attr = _STEP_METRICS.get(key, "pointgoal")
-                host[key] = np.array(getattr(self.sim, attr))
+            fresh = self._host_results()  # the new episodes' observation and ids
+            for key in (POINTGOAL, *_STEP_METRICS):
+                host[key] = fresh[key]
         obs, staged = self._results(host)
         ended_t = staged["terminated"] | staged["truncated"]
         info = self._info(staged, ended_t)

@@ -62,22 +62,12 @@ void Simulator::reset_envs(std::span<const std::uint8_t> mask, std::uintptr_t cu
 
 void Simulator::step(std::uintptr_t cuda_stream) {
     require_idle("step()");
-    const auto started = std::chrono::steady_clock::now();
-    sim_->step();
-    render(cuda_stream);
-    last_step_seconds_ =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    timed_step(cuda_stream);
 }
 
 void Simulator::step_async(std::uintptr_t cuda_stream) {
     require_idle("step_async()");
-    background_.start([this, cuda_stream] {
-        const auto started = std::chrono::steady_clock::now();
-        sim_->step();
-        render(cuda_stream);
-        last_step_seconds_ =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    });
+    background_.start([this, cuda_stream] { timed_step(cuda_stream); });
 }
 
 void Simulator::step_wait() {
@@ -90,6 +80,14 @@ bool Simulator::stepping() const {
 
 double Simulator::last_step_seconds() const {
     return last_step_seconds_;
+}
+
+void Simulator::timed_step(std::uintptr_t cuda_stream) {
+    const auto started = std::chrono::steady_clock::now();
+    sim_->step();
+    render(cuda_stream);
+    last_step_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 void Simulator::render(std::uintptr_t cuda_stream) {

@@ -56,6 +56,7 @@ public:
     [[nodiscard]] double last_step_seconds() const;
 
 private:
+    void timed_step(std::uintptr_t cuda_stream);  // step + render, timed
     void render(std::uintptr_t cuda_stream);
     void require_idle(const char* what) const;
 
