@@ -140,6 +140,47 @@ def _add_procgen(commands: argparse._SubParsersAction) -> None:
     cmd.set_defaults(handler=_procgen)
 
 
+def _train(args: argparse.Namespace) -> int:
+    from batchsim.train.config import make_config
+    from batchsim.train.run import train
+
+    try:
+        config = make_config(args.preset, args.config, args.overrides)
+    except ValueError as error:
+        print(f"batchsim train: error: {error}", file=sys.stderr)
+        return 2
+    trainer = train(config, show_progress=not args.quiet)
+    metrics = trainer.episode_metrics()
+    print(
+        f"trained {trainer.frames:,} frames in {trainer.updates} updates; "
+        f"last {metrics['episodes']} episodes: "
+        + (
+            f"success {metrics['success']:.3f}, SPL {metrics['spl']:.3f}"
+            if metrics["episodes"]
+            else "none finished"
+        )
+    )
+    print(f"logs and checkpoint: {config.log_dir}")
+    trainer.close()
+    return 0
+
+
+def _add_train(commands: argparse._SubParsersAction) -> None:
+    from batchsim.train.config import PRESETS
+
+    cmd = commands.add_parser(
+        "train",
+        help="train a PointNav policy with large-batch PPO",
+        description="Large-batch PPO on batchsim environments. A preset, then --config "
+        "(JSON), then KEY=VALUE overrides of TrainConfig fields.",
+    )
+    cmd.add_argument("--preset", default="pointnav-depth", choices=sorted(PRESETS))
+    cmd.add_argument("--config", help="a JSON file of TrainConfig fields")
+    cmd.add_argument("--quiet", action="store_true", help="no progress bar")
+    cmd.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
+    cmd.set_defaults(handler=_train)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="batchsim", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -152,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.set_defaults(handler=_doctor)
     _add_import(commands)
     _add_procgen(commands)
+    _add_train(commands)
     return parser
 
 

@@ -65,3 +65,33 @@ def test_config_presets_files_and_overrides(tmp_path):
     file.write_text('{"colour": 1}')
     with pytest.raises(ValueError, match="unknown fields"):
         make_config(file=file)
+
+
+def test_batchsim_train_command_writes_metrics_and_a_checkpoint(split, tmp_path, capsys):
+    from batchsim.cli import main
+
+    log_dir = tmp_path / "run"
+    code = main(
+        [
+            "train",
+            "--preset",
+            "demo",
+            "--quiet",
+            f"dataset={split}",
+            "num_envs=4",
+            "resolution=16",
+            "rollout_steps=8",
+            "hidden_size=32",
+            "total_frames=64",
+            "device=cpu",
+            "num_threads=1",
+            f"log_dir={log_dir}",
+        ]
+    )
+    assert code == 0
+    assert "trained 64 frames in 2 updates" in capsys.readouterr().out
+    rows = (log_dir / "metrics.csv").read_text().splitlines()
+    assert rows[0].startswith("update,frames,") and len(rows) == 3
+    checkpoint = torch.load(log_dir / "checkpoint.pt", weights_only=False)
+    assert checkpoint["updates"] == 2 and checkpoint["config"]["num_envs"] == 4
+    assert main(["train", "--quiet", "encoder=vit"]) == 2
