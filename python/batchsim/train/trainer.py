@@ -142,8 +142,9 @@ class Trainer:
             storage.insert_step(t, action, log_prob, value, reward, done.float())
             previous = torch.where(done, torch.full_like(action, NO_ACTION), action)
             storage.insert_observation(t + 1, self._observation(), previous, 1.0 - done.float())
-        with torch.no_grad():
-            _, _, last_value = self._act(storage.steps)
+        state = self.state  # the bootstrap value must not advance the recurrent state
+        _, _, last_value = self._act(storage.steps)
+        self.state = state
         storage.compute_returns(last_value, self.config.gamma, self.config.gae_lambda)
         self.frames += self.config.frames_per_update
 
