@@ -25,8 +25,12 @@ class TrainConfig:
     """Square views, pixels."""
     device: str | None = None
     """"cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU)."""
+    max_episode_steps: int = 500
+    """Steps before an episode is truncated (Habitat: 500)."""
     scenes_resident: int = 4
     """Scenes in memory at once (K)."""
+    pipeline: bool = True
+    """Two half-batch simulators, one simulating while the policy acts for the other."""
     num_threads: int = 0
     """Simulation threads; 0: every core."""
     total_frames: int = 50_000_000
@@ -73,8 +77,13 @@ class TrainConfig:
     """Seeds the simulator and torch."""
     log_dir: str = "runs/pointnav"
     """TensorBoard logs, checkpoints and the final curve go here."""
+    eval_every: int = 0
+    """Updates between validations over val_dataset (every episode once; 0: never)."""
+    eval_envs: int = 64
+    """Environments of the evaluation simulator."""
     checkpoint_every: int = 100
-    """Updates between checkpoints (0: only at the end)."""
+    """Updates between checkpoints (0: only at the end). Each begins a new segment: every
+    environment starts a fresh episode, so that resuming is exact."""
     extra: dict = field(default_factory=dict)
     """Free-form notes recorded with the run."""
 
@@ -100,10 +109,15 @@ class TrainConfig:
             "hidden_size",
             "rnn_layers",
             "scenes_resident",
+            "max_episode_steps",
         )
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: expected >= 1, got {getattr(self, name)}")
+        if self.pipeline and self.num_envs % 2:
+            raise ValueError(
+                f"num_envs: expected an even number with pipeline=True, got {self.num_envs}"
+            )
         if self.minibatches > self.num_envs:
             raise ValueError(
                 f"minibatches: expected at most num_envs ({self.num_envs}), got {self.minibatches}"
@@ -123,10 +137,13 @@ PRESETS = {
     "pointnav-rgb": {"sensors": ("rgb",)},
     # Minutes on a laptop CPU with lavapipe: small views, a small network, a short run.
     "demo": {
-        "num_envs": 16,
+        "dataset": "data/procgen-demo/pointnav/train",
+        "val_dataset": "data/procgen-demo/pointnav/val",
+        "num_envs": 32,
         "resolution": 32,
         "scenes_resident": 2,
-        "total_frames": 60_000,
+        "max_episode_steps": 150,
+        "total_frames": 300_000,
         "rollout_steps": 32,
         "encoder": "simple_cnn",
         "rnn": "gru",
@@ -136,6 +153,7 @@ PRESETS = {
         "base_lr": 1e-3,
         "warmup_updates": 5,
         "precision": "fp32",
+        "eval_envs": 32,
         "log_dir": "runs/demo",
         "checkpoint_every": 0,
     },

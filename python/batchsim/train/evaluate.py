@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from torch.distributions import Categorical
 
+from batchsim.sim import TaskConfig
 from batchsim.simulator import Simulator
 from batchsim.train.config import TrainConfig
 from batchsim.train.models import Policy, preprocess
@@ -102,3 +103,33 @@ def summarize(results: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
         half = 1.96 * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else 0.0
         out[name] = {"mean": mean, "ci95": half, "episodes": n}
     return out
+
+
+def eval_simulator(config: TrainConfig, split: str, num_envs: int | None = None, **options):
+    """An eval-mode Simulator over `split` that sees what the policy was trained on."""
+    return Simulator(
+        split,
+        num_envs or config.eval_envs,
+        mode="eval",
+        sensors=config.sensors,
+        resolution=config.resolution,
+        device=options.pop("device", config.device),
+        num_threads=config.num_threads or (torch.get_num_threads() or 1),
+        autoreset="same_step",
+        task=TaskConfig(max_episode_steps=config.max_episode_steps),
+        **options,
+    )
+
+
+def evaluate_policy(policy: Policy, config: TrainConfig, split: str) -> dict:
+    """summarize() of the policy on every episode of `split`, leaving the caller's random
+    generators and the policy's mode as they were."""
+    was_training = policy.training
+    devices = [torch.cuda.current_device()] if torch.cuda.is_available() else []
+    sim = eval_simulator(config, split, device=str(next(policy.parameters()).device))
+    try:
+        with torch.random.fork_rng(devices=devices):
+            return summarize(run_episodes(sim, PolicyAgent(policy, config)))
+    finally:
+        sim.close()
+        policy.train(was_training)

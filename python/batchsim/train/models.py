@@ -35,6 +35,16 @@ def preprocess(obs: dict, max_depth: float, depth_bins: int) -> torch.Tensor:
     return torch.cat(channels, 1)
 
 
+def input_channels(sensors, depth_bins: int) -> int:
+    """Channels `preprocess` makes from these sensors: depth 1 (+ bins), RGB 3."""
+    channels = 0
+    if "depth" in sensors:
+        channels += 1 + depth_bins
+    if "rgb" in sensors:
+        channels += 3
+    return channels
+
+
 def goal_features(pointgoal: torch.Tensor) -> torch.Tensor:
     """(distance, angle) as (log distance, cos, sin): smooth, bounded inputs."""
     distance, angle = pointgoal[:, 0:1], pointgoal[:, 1:2]

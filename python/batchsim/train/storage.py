@@ -27,18 +27,24 @@ class RolloutStorage:
         self.returns = torch.zeros(steps, envs, **zeros)
         self.initial_state = torch.zeros(state_shape, **zeros)
 
-    def insert_observation(self, t: int, obs: dict, previous_action, mask) -> None:
+    def insert_observation(
+        self, t: int, obs: dict, previous_action, mask, envs: slice = slice(None)
+    ) -> None:
+        """Row t of environments `envs`: what the policy sees at step t."""
         for key, tensor in self.obs.items():
-            tensor[t].copy_(obs[key], non_blocking=True)
-        self.previous_action[t].copy_(previous_action, non_blocking=True)
-        self.masks[t].copy_(mask, non_blocking=True)
+            tensor[t, envs].copy_(obs[key], non_blocking=True)
+        self.previous_action[t, envs].copy_(previous_action, non_blocking=True)
+        self.masks[t, envs].copy_(mask, non_blocking=True)
 
-    def insert_step(self, t: int, action, log_prob, value, reward, done) -> None:
-        self.actions[t].copy_(action)
-        self.log_probs[t].copy_(log_prob)
-        self.values[t].copy_(value)
-        self.rewards[t].copy_(reward, non_blocking=True)
-        self.dones[t].copy_(done, non_blocking=True)
+    def insert_step(
+        self, t: int, action, log_prob, value, reward, done, envs: slice = slice(None)
+    ) -> None:
+        """What environments `envs` did at step t and what it earned."""
+        self.actions[t, envs].copy_(action)
+        self.log_probs[t, envs].copy_(log_prob)
+        self.values[t, envs].copy_(value)
+        self.rewards[t, envs].copy_(reward, non_blocking=True)
+        self.dones[t, envs].copy_(done, non_blocking=True)
 
     def compute_returns(self, last_value, gamma: float, lam: float) -> None:
         """Generalised advantage estimation; an ended episode (terminated or truncated)
