@@ -23,3 +23,32 @@ def _plain(items: Iterable[T], total: int | None, desc: str) -> Iterator[T]:
     for index, item in enumerate(items, 1):
         yield item
         print(f"{desc}: {index}/{total if total is not None else '?'}", file=sys.stderr, flush=True)
+
+
+class _PlainBar:
+    """tqdm's update / set_postfix / close, printing a line per update."""
+
+    def __init__(self, total: int, desc: str, disable: bool):
+        self.total, self.desc, self.disable, self.n, self.postfix = total, desc, disable, 0, {}
+
+    def update(self, count: int) -> None:
+        self.n += count
+
+    def set_postfix(self, values: dict) -> None:
+        if not self.disable:
+            shown = " ".join(f"{k}={v}" for k, v in values.items())
+            print(f"{self.desc}: {self.n}/{self.total} {shown}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(*, total: int, desc: str = "", unit: str = "it", disable: bool = False):
+    """A bar to update by hand: tqdm when installed, else a line per set_postfix."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _PlainBar(total, desc, disable)
+    return tqdm(
+        total=total, desc=desc, unit=unit, unit_scale=True, dynamic_ncols=True, disable=disable
+    )

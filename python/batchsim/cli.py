@@ -102,6 +102,8 @@ def _procgen(args: argparse.Namespace) -> int:
         seed=args.seed,
         episodes_per_scene=args.episodes_per_scene,
         triangle_budget=args.triangle_budget,
+        min_geodesic=args.min_geodesic,
+        max_geodesic=args.max_geodesic,
     )
     manifest = (build_dataset if args.force else ensure_dataset)(args.out, config)
     scenes = manifest["scenes"].values()
@@ -132,6 +134,12 @@ def _add_procgen(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--seed", type=int, default=defaults.seed)
     cmd.add_argument("--episodes-per-scene", type=int, default=defaults.episodes_per_scene)
     cmd.add_argument("--triangle-budget", type=int, default=defaults.triangle_budget)
+    cmd.add_argument(
+        "--min-geodesic", type=float, default=defaults.min_geodesic, help="episode metres"
+    )
+    cmd.add_argument(
+        "--max-geodesic", type=float, default=defaults.max_geodesic, help="episode metres"
+    )
     cmd.add_argument("--out", default="data/procgen", help="output folder (default data/procgen)")
     cmd.add_argument("--preview", action="store_true", help="also write OUT/preview.png")
     cmd.add_argument(
@@ -140,9 +148,62 @@ def _add_procgen(commands: argparse._SubParsersAction) -> None:
     cmd.set_defaults(handler=_procgen)
 
 
+def _train(args: argparse.Namespace) -> int:
+    from batchsim.train.config import make_config
+    from batchsim.train.run import train
+
+    try:
+        config = make_config(args.preset, args.config, args.overrides)
+    except ValueError as error:
+        print(f"batchsim train: error: {error}", file=sys.stderr)
+        return 2
+    from batchsim.train import distributed
+
+    trainer = train(config, show_progress=not args.quiet, resume=args.resume)
+    if trainer.rank == 0:
+        metrics = trainer.episode_metrics()
+        print(
+            f"trained {trainer.frames:,} frames in {trainer.updates} updates; "
+            f"last {metrics['episodes']} episodes: "
+            + (
+                f"success {metrics['success']:.3f}, SPL {metrics['spl']:.3f}"
+                if metrics["episodes"]
+                else "none finished"
+            )
+        )
+        print(f"logs and checkpoint: {config.log_dir}")
+    trainer.close()
+    distributed.shutdown()
+    return 0
+
+
+def _add_train(commands: argparse._SubParsersAction) -> None:
+    from batchsim.train.config import PRESETS
+
+    cmd = commands.add_parser(
+        "train",
+        help="train a PointNav policy with large-batch PPO",
+        description="Large-batch PPO on batchsim environments. A preset, then --config "
+        "(JSON), then KEY=VALUE overrides of TrainConfig fields.",
+    )
+    cmd.add_argument("--preset", default="pointnav-depth", choices=sorted(PRESETS))
+    cmd.add_argument("--config", help="a JSON file of TrainConfig fields")
+    cmd.add_argument("--quiet", action="store_true", help="no progress bar")
+    cmd.add_argument(
+        "--resume", action="store_true", help="continue from LOG_DIR/checkpoint.pt if present"
+    )
+    cmd.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
+    cmd.set_defaults(handler=_train)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from batchsim.train.eval_command import add_eval_command
+    from batchsim.train.video import add_video_command
+
     parser = argparse.ArgumentParser(prog="batchsim", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_eval_command(commands)
+    add_video_command(commands)
     doctor = commands.add_parser(
         "doctor", help="check Vulkan, CUDA and zero-copy export on this machine"
     )
@@ -152,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.set_defaults(handler=_doctor)
     _add_import(commands)
     _add_procgen(commands)
+    _add_train(commands)
     return parser
 
 

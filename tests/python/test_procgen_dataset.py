@@ -3,10 +3,12 @@
 import json
 
 import numpy as np
+import pytest
 
 import batchsim
 from batchsim.cli import main
 from batchsim.datasets import check_episode, load_pointnav
+from batchsim.errors import InvalidArgumentError
 from batchsim.procgen.build import DatasetConfig, build_dataset, ensure_dataset, split_scenes
 from conftest import TEST_DATASET
 
@@ -62,6 +64,21 @@ def test_cache_is_reused_until_the_config_changes(tmp_path):
     other = ensure_dataset(tmp_path, DatasetConfig(**{**small.__dict__, "seed": 2}))
     assert other["config"]["seed"] == 2
     assert json.loads((tmp_path / "manifest.json").read_text())["config"]["seed"] == 2
+
+
+def test_episode_distance_limits(tmp_path):
+    config = DatasetConfig(
+        num_scenes=3, seed=1, episodes_per_scene=10, triangle_budget=20_000, max_geodesic=4.0
+    )
+    build_dataset(tmp_path, config)
+    distances = [
+        e.geodesic_distance
+        for split in ("train", "val", "test")
+        for e in load_pointnav(tmp_path / "pointnav" / split)
+    ]
+    assert len(distances) == 30 and min(distances) >= 1.0 and max(distances) <= 4.0
+    with pytest.raises(InvalidArgumentError, match="min_geodesic < max_geodesic"):
+        DatasetConfig(min_geodesic=5.0, max_geodesic=4.0).validate()
 
 
 def test_split_assignment():

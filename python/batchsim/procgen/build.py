@@ -44,6 +44,10 @@ class DatasetConfig:
     """train / val / test shares of the scenes (disjoint; each split gets at least one)."""
     triangle_budget: int = 150_000
     """Triangles per scene, like a real scan (100k-300k)."""
+    min_geodesic: float = 1.0
+    """Shortest start-goal geodesic distance of an episode, metres (Habitat: 1)."""
+    max_geodesic: float = 30.0
+    """Longest start-goal geodesic distance, metres (Habitat: 30; short for quick demos)."""
 
     def validate(self) -> None:
         if self.num_scenes < 3:
@@ -53,6 +57,11 @@ class DatasetConfig:
         if self.episodes_per_scene < 1:
             raise InvalidArgumentError(
                 f"episodes_per_scene must be >= 1, got {self.episodes_per_scene}"
+            )
+        if not 0 <= self.min_geodesic < self.max_geodesic:
+            raise InvalidArgumentError(
+                "expected 0 <= min_geodesic < max_geodesic, got "
+                f"{self.min_geodesic} and {self.max_geodesic}"
             )
         if len(self.split_fractions) != 3 or min(self.split_fractions) < 0:
             raise InvalidArgumentError(
@@ -92,7 +101,12 @@ def build_dataset(out: str | os.PathLike, config: DatasetConfig) -> dict:
         )
         navmesh = Scene.load(out / SCENE_DIR / f"{name}.bsscene").navmesh()
         scene_episodes = generate_episodes(
-            navmesh, SCENE_ID_PREFIX + f"{name}.glb", config.episodes_per_scene, int(seeds[index])
+            navmesh,
+            SCENE_ID_PREFIX + f"{name}.glb",
+            config.episodes_per_scene,
+            int(seeds[index]),
+            closest_dist_limit=config.min_geodesic,
+            furthest_dist_limit=config.max_geodesic,
         )
         episodes[name] = scene_episodes
         scenes[name] = {**_plain(stats), **episode_statistics(scene_episodes)}

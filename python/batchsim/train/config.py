@@ -1,0 +1,199 @@
+"""The trainer's configuration: one dataclass, a docstring per field, named presets, and
+overrides from files (JSON) and the command line (``key=value``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class TrainConfig:
+    """Large-batch PPO for PointNav (the paper's recipe by default)."""
+
+    dataset: str = "data/procgen/pointnav/train"
+    """Training split: a PointNav-v1 split directory or .json.gz file."""
+    val_dataset: str = "data/procgen/pointnav/val"
+    """Validation split for `batchsim eval` and the learning curve."""
+    num_envs: int = 1024
+    """Environments stepped together (N)."""
+    sensors: tuple[str, ...] = ("depth",)
+    """Visual sensors the policy sees: "depth" and/or "rgb"."""
+    resolution: int = 64
+    """Square views, pixels."""
+    device: str | None = None
+    """"cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU)."""
+    max_episode_steps: int = 500
+    """Steps before an episode is truncated (Habitat: 500)."""
+    scenes_resident: int = 4
+    """Scenes in memory at once (K)."""
+    pipeline: bool = True
+    """Two half-batch simulators, one simulating while the policy acts for the other."""
+    num_threads: int = 0
+    """Simulation threads; 0: every core."""
+    total_frames: int = 50_000_000
+    """Environment steps to train for, over all environments."""
+    rollout_steps: int = 32
+    """Steps per rollout (T)."""
+    epochs: int = 1
+    """PPO epochs per rollout."""
+    minibatches: int = 2
+    """Minibatches per epoch (environments split into groups)."""
+    gamma: float = 0.99
+    """Discount."""
+    gae_lambda: float = 0.95
+    """GAE's lambda."""
+    clip: float = 0.2
+    """PPO's ratio clip."""
+    value_coef: float = 0.5
+    """Weight of the value loss."""
+    entropy_coef: float = 0.01
+    """Weight of the entropy bonus."""
+    max_grad_norm: float = 1.0
+    """Gradient norm clip."""
+    optimizer: str = "lamb"
+    """"lamb" or "adam"."""
+    base_lr: float = 2.5e-4
+    """Learning rate at 256 frames per minibatch; scaled by sqrt(frames per minibatch / 256)."""
+    warmup_updates: int = 50
+    """Linear learning-rate warm-up, in updates; a cosine decay to zero follows."""
+    encoder: str = "se_resnet9"
+    """"se_resnet9" (SE-ResNet9, Fixup, no normalisation) or "simple_cnn"."""
+    rnn: str = "lstm"
+    """"lstm" or "gru"."""
+    hidden_size: int = 512
+    """Width of the encoder output and the recurrent core."""
+    rnn_layers: int = 2
+    """Recurrent layers."""
+    max_depth: float = 10.0
+    """Depth is clamped to this many metres, then scaled to [0, 1]."""
+    depth_bins: int = 0
+    """One-hot depth-bin channels added to the depth channel (0: none)."""
+    precision: str = "bf16"
+    """"bf16", "fp16" or "fp32" (mixed precision on CUDA; the CPU always uses fp32)."""
+    seed: int = 0
+    """Seeds the simulator and torch."""
+    log_dir: str = "runs/pointnav"
+    """TensorBoard logs, checkpoints and the final curve go here."""
+    eval_every: int = 0
+    """Updates between validations over val_dataset (every episode once; 0: never)."""
+    eval_envs: int = 64
+    """Environments of the evaluation simulator."""
+    checkpoint_every: int = 100
+    """Updates between checkpoints (0: only at the end). Each begins a new segment: every
+    environment starts a fresh episode, so that resuming is exact."""
+    extra: dict = field(default_factory=dict)
+    """Free-form notes recorded with the run."""
+
+    def validate(self) -> None:
+        choices = {
+            "optimizer": ("lamb", "adam"),
+            "encoder": ("se_resnet9", "simple_cnn"),
+            "rnn": ("lstm", "gru"),
+            "precision": ("bf16", "fp16", "fp32"),
+        }
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(
+                    f"{name}: expected one of {list(allowed)}, got {getattr(self, name)!r}"
+                )
+        positive = (
+            "num_envs",
+            "resolution",
+            "total_frames",
+            "rollout_steps",
+            "epochs",
+            "minibatches",
+            "hidden_size",
+            "rnn_layers",
+            "scenes_resident",
+            "max_episode_steps",
+        )
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}: expected >= 1, got {getattr(self, name)}")
+        if self.pipeline and self.num_envs % 2:
+            raise ValueError(
+                f"num_envs: expected an even number with pipeline=True, got {self.num_envs}"
+            )
+        if self.minibatches > self.num_envs:
+            raise ValueError(
+                f"minibatches: expected at most num_envs ({self.num_envs}), got {self.minibatches}"
+            )
+
+    @property
+    def frames_per_update(self) -> int:
+        return self.num_envs * self.rollout_steps
+
+    @property
+    def total_updates(self) -> int:
+        return max(1, self.total_frames // self.frames_per_update)
+
+
+PRESETS = {
+    "pointnav-depth": {},
+    "pointnav-rgb": {"sensors": ("rgb",)},
+    # Minutes on a laptop CPU with lavapipe: small views, a small network, a short run.
+    "demo": {
+        "dataset": "data/procgen-demo/pointnav/train",
+        "val_dataset": "data/procgen-demo/pointnav/val",
+        "num_envs": 32,
+        "resolution": 32,
+        "scenes_resident": 2,
+        "max_episode_steps": 150,
+        "total_frames": 300_000,
+        "rollout_steps": 32,
+        "encoder": "simple_cnn",
+        "rnn": "gru",
+        "hidden_size": 128,
+        "rnn_layers": 1,
+        "optimizer": "adam",
+        "base_lr": 1e-3,
+        "warmup_updates": 5,
+        "precision": "fp32",
+        "eval_envs": 32,
+        "log_dir": "runs/demo",
+        "checkpoint_every": 0,
+    },
+}
+
+
+def _coerce(current, text: str):
+    """`text` as the type of the field's current value."""
+    if isinstance(current, bool):
+        return text.lower() in ("1", "true", "yes")
+    if isinstance(current, tuple):
+        return tuple(s for s in text.split(",") if s)
+    if current is None or isinstance(current, str):
+        return None if text.lower() == "none" else text
+    return type(current)(text)
+
+
+def make_config(
+    preset: str = "pointnav-depth",
+    file: str | Path | None = None,
+    overrides: list[str] | None = None,
+) -> TrainConfig:
+    """A preset, then a JSON file's fields, then ``key=value`` overrides; validated."""
+    if preset not in PRESETS:
+        raise ValueError(f"preset: expected one of {sorted(PRESETS)}, got {preset!r}")
+    config = dataclasses.replace(TrainConfig(), **PRESETS[preset])
+    names = {f.name for f in dataclasses.fields(TrainConfig)}
+    if file is not None:
+        values = json.loads(Path(file).read_text())
+        unknown = sorted(set(values) - names)
+        if unknown:
+            raise ValueError(f"{file}: unknown fields {unknown}")
+        values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        config = dataclasses.replace(config, **values)
+    for item in overrides or []:
+        key, sep, value = item.partition("=")
+        if not sep or key not in names:
+            raise ValueError(
+                f"override: expected field=value with a field of TrainConfig, got {item!r}"
+            )
+        config = dataclasses.replace(config, **{key: _coerce(getattr(config, key), value)})
+    config.validate()
+    return config

@@ -1,0 +1,98 @@
+"""The learning curve of a run as a PNG: success and SPL against frames and against wall
+time, from <log_dir>/metrics.csv (training episodes, running mean), <log_dir>/val.csv
+(validation during training) and <log_dir>/eval.json (the final evaluation of the policy
+and the random and forward-only baselines, drawn as levels with their 95% CIs).
+
+    python -m batchsim.train.curve runs/demo [--out runs/demo/curve.png]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+from pathlib import Path
+
+from batchsim._files import write_bytes_atomically
+
+BASELINE_STYLE = {"policy": "tab:green", "random": "tab:gray", "forward": "tab:orange"}
+
+
+def read_csv(path: Path) -> dict[str, list[float]]:
+    """Columns of a metrics file; empty cells (no episode finished yet) are skipped."""
+    if not path.exists():
+        return {}
+    columns: dict[str, list[tuple[float, float]]] = {}
+    with path.open() as f:
+        for row in csv.DictReader(f):
+            for key, value in row.items():
+                if value not in ("", None):
+                    columns.setdefault(key, []).append(
+                        (float(row["frames"]), float(row["wall_s"]), float(value))
+                    )
+    return columns
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError(
+            'the learning curve needs matplotlib (pip install "batchsim[train]")'
+        ) from error
+    return plt
+
+
+def plot_learning_curve(log_dir: str | Path, out: str | Path | None = None) -> Path:
+    log_dir = Path(log_dir)
+    train = read_csv(log_dir / "metrics.csv")
+    if not train:
+        raise FileNotFoundError(f"{log_dir / 'metrics.csv'}: no training metrics to plot")
+    val = read_csv(log_dir / "val.csv")
+    final = (
+        json.loads((log_dir / "eval.json").read_text()) if (log_dir / "eval.json").exists() else {}
+    )
+    plt = _pyplot()
+    figure, axes = plt.subplots(2, 2, figsize=(10, 7), sharey="row")
+    for row, measure in enumerate(("success", "spl")):
+        for col, (axis_index, label) in enumerate(((0, "frames"), (1, "wall time (s)"))):
+            ax = axes[row][col]
+            for source, name, style in ((train, "training episodes", "-"), (val, "val", "o-")):
+                if measure in source:
+                    x = [p[axis_index] for p in source[measure]]
+                    ax.plot(x, [p[2] for p in source[measure]], style, label=name)
+            for agent, summary in final.items():
+                mean, ci = summary[measure]["mean"], summary[measure]["ci95"]
+                colour = BASELINE_STYLE.get(agent, "black")
+                ax.axhline(mean, color=colour, linestyle="--", label=f"val: {agent}")
+                ax.axhspan(mean - ci, mean + ci, color=colour, alpha=0.15)
+            ax.set_xlabel(label)
+            ax.set_ylabel("SPL" if measure == "spl" else "success")
+            ax.set_ylim(0, 1)
+            ax.grid(alpha=0.3)
+    axes[0][0].legend(loc="upper left", fontsize=8)
+    figure.suptitle(f"learning curve: {log_dir}")
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    plt.close(figure)
+    out = Path(out) if out else log_dir / "curve.png"
+    write_bytes_atomically(out, buffer.getvalue())
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("log_dir")
+    parser.add_argument("--out", help="PNG path (default LOG_DIR/curve.png)")
+    args = parser.parse_args(argv)
+    print(f"wrote {plot_learning_curve(args.log_dir, args.out)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

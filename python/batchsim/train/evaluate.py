@@ -1,0 +1,135 @@
+"""Evaluation over a split: every episode exactly once (the simulator's eval mode hands them
+out in order and parks environments when none are left), with Habitat's measures of each
+finished episode, summarised as means with 95% confidence intervals. Agents: a trained
+policy, and the random and forward-only baselines a learning curve is judged against."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch.distributions import Categorical
+
+from batchsim.sim import TaskConfig
+from batchsim.simulator import Simulator
+from batchsim.train.config import TrainConfig
+from batchsim.train.models import Policy, preprocess
+
+MEASURES = ("success", "spl", "softspl", "distance_to_goal")
+NO_ACTION = 4
+
+
+class RandomAgent:
+    """Uniform over the four actions (STOP included), as Habitat's random baseline."""
+
+    def __init__(self, seed: int = 0):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, n: int) -> None:
+        self.n = n
+
+    def act(self, sim: Simulator, began: np.ndarray) -> np.ndarray:
+        return self.rng.integers(0, 4, self.n).astype(np.int32)
+
+
+class ForwardAgent:
+    """MOVE_FORWARD until the step limit: never calls STOP, so it succeeds only by luck."""
+
+    def reset(self, n: int) -> None:
+        self.n = n
+
+    def act(self, sim: Simulator, began: np.ndarray) -> np.ndarray:
+        return np.ones(self.n, np.int32)
+
+
+class PolicyAgent:
+    """A trained Policy, sampling (or taking the most likely action if greedy)."""
+
+    def __init__(self, policy: Policy, config: TrainConfig, greedy: bool = False):
+        self.policy, self.config, self.greedy = policy.eval(), config, greedy
+
+    def reset(self, n: int) -> None:
+        device = next(self.policy.parameters()).device
+        self.state = self.policy.initial_state(n, device)
+        self.previous = torch.full((n,), NO_ACTION, dtype=torch.long, device=device)
+
+    @torch.no_grad()
+    def act(self, sim: Simulator, began: np.ndarray) -> np.ndarray:
+        device = self.previous.device
+        obs = {}
+        if sim.depth is not None:
+            obs["depth"] = torch.from_dlpack(sim.depth).to(device)
+        if sim.rgb is not None:
+            obs["rgb"] = torch.from_dlpack(sim.rgb)[..., :3].permute(0, 3, 1, 2).to(device)
+        pointgoal = torch.from_numpy(np.array(sim.pointgoal)).to(device)
+        mask = torch.from_numpy(~began).float().to(device)
+        self.previous[torch.from_numpy(began).to(device)] = NO_ACTION
+        logits, _, self.state = self.policy(
+            preprocess(obs, self.config.max_depth, self.config.depth_bins),
+            pointgoal,
+            self.previous,
+            self.state,
+            mask[None],
+        )
+        action = logits.argmax(-1) if self.greedy else Categorical(logits=logits).sample()
+        self.previous = action
+        return action.cpu().numpy().astype(np.int32)
+
+
+def run_episodes(sim: Simulator, agent) -> dict[str, np.ndarray]:
+    """Steps an eval-mode simulator until every episode has run; each measure per episode,
+    in the order the episodes finished."""
+    sim.reset()
+    agent.reset(sim.num_envs)
+    began = np.ones(sim.num_envs, bool)
+    results = {name: [] for name in (*MEASURES, "episode")}
+    while not sim.finished:
+        running = np.array(sim.active)
+        sim.step(agent.act(sim, began))
+        ended = running & np.logical_or(sim.terminated, sim.truncated)
+        for name in MEASURES:
+            results[name].extend(np.array(getattr(sim, name))[ended].tolist())
+        began = ended
+    return {name: np.asarray(values) for name, values in results.items() if name != "episode"}
+
+
+def summarize(results: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    """Mean and the half-width of its 95% confidence interval (normal approximation)."""
+    out = {}
+    for name, values in results.items():
+        n = len(values)
+        mean = float(values.mean()) if n else 0.0
+        half = 1.96 * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else 0.0
+        out[name] = {"mean": mean, "ci95": half, "episodes": n}
+    return out
+
+
+def eval_simulator(config: TrainConfig, split: str, num_envs: int | None = None, **options):
+    """An eval-mode Simulator over `split` that sees what the policy was trained on."""
+    return Simulator(
+        split,
+        num_envs or config.eval_envs,
+        mode="eval",
+        sensors=config.sensors,
+        resolution=config.resolution,
+        device=options.pop("device", config.device),
+        num_threads=config.num_threads or (torch.get_num_threads() or 1),
+        autoreset="same_step",
+        task=TaskConfig(max_episode_steps=config.max_episode_steps),
+        **options,
+    )
+
+
+def evaluate_policy(policy: Policy, config: TrainConfig, split: str) -> dict:
+    """summarize() of the policy on every episode of `split`, leaving the caller's random
+    generators and the policy's mode as they were."""
+    was_training = policy.training
+    devices = [torch.cuda.current_device()] if torch.cuda.is_available() else []
+    sim = eval_simulator(config, split, device=str(next(policy.parameters()).device))
+    try:
+        with torch.random.fork_rng(devices=devices):
+            return summarize(run_episodes(sim, PolicyAgent(policy, config)))
+    finally:
+        sim.close()
+        policy.train(was_training)

@@ -1,0 +1,54 @@
+"""LAMB (You et al., 2020): Adam's update, rescaled per parameter tensor by the trust ratio
+||w|| / ||update||, which keeps large-batch training stable at learning rates that plain
+Adam diverges with. The paper's recipe trains its policy with it."""
+
+from __future__ import annotations
+
+import torch
+
+
+class Lamb(torch.optim.Optimizer):
+    """lr, betas, eps and weight_decay as in AdamW; the trust ratio is clamped to
+    [0, max_trust] and is 1 where either norm is zero (fresh zero-initialised layers)."""
+
+    def __init__(
+        self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0, max_trust=10.0
+    ):
+        if lr <= 0 or eps <= 0 or not 0 <= betas[0] < 1 or not 0 <= betas[1] < 1:
+            raise ValueError(f"Lamb: invalid lr={lr}, eps={eps} or betas={betas}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, max_trust=max_trust)
+        super().__init__(params, defaults)
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    state["step"] = 0
+                    state["m"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                    state["v"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                state["step"] += 1
+                m, v = state["m"], state["v"]
+                m.mul_(beta1).add_(p.grad, alpha=1 - beta1)
+                v.mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
+                m_hat = m / (1 - beta1 ** state["step"])
+                v_hat = v / (1 - beta2 ** state["step"])
+                update = m_hat / (v_hat.sqrt() + group["eps"])
+                if group["weight_decay"]:
+                    update.add_(p, alpha=group["weight_decay"])
+                weight_norm, update_norm = p.norm(), update.norm()
+                trust = torch.where(
+                    (weight_norm > 0) & (update_norm > 0),
+                    (weight_norm / update_norm).clamp(max=group["max_trust"]),
+                    torch.ones_like(weight_norm),
+                )
+                p.add_(update * trust, alpha=-group["lr"])
+        return loss

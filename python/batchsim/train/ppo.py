@@ -1,0 +1,94 @@
+"""One PPO update over a rollout: epochs over recurrent minibatches (environments split
+into groups, each replaying its whole T-step sequences from the rollout's initial state),
+the clipped surrogate objective, a value loss and an entropy bonus, gradients clipped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch.distributions import Categorical
+
+from batchsim.train.models import POINTGOAL, Policy, preprocess
+from batchsim.train.storage import RolloutStorage
+
+
+@dataclass
+class PPOSettings:
+    epochs: int = 1
+    minibatches: int = 2
+    clip: float = 0.2
+    value_coef: float = 0.5
+    entropy_coef: float = 0.01
+    max_grad_norm: float = 1.0
+    max_depth: float = 10.0
+    depth_bins: int = 0
+    autocast_dtype: torch.dtype | None = None  # bf16 / fp16 on CUDA, None: full precision
+
+
+def evaluate(policy: Policy, storage: RolloutStorage, envs: torch.Tensor, s: PPOSettings):
+    """Log-probabilities, entropies and values of the stored actions of `envs` ([M] index),
+    replaying their sequences: each [T * M]."""
+    steps = storage.steps
+    obs = {k: v[:steps, envs].flatten(0, 1) for k, v in storage.obs.items()}
+    device_type = storage.masks.device.type
+    with torch.autocast(
+        device_type, dtype=s.autocast_dtype or torch.float32, enabled=s.autocast_dtype is not None
+    ):
+        logits, values, _ = policy(
+            preprocess(obs, s.max_depth, s.depth_bins),
+            obs[POINTGOAL],
+            storage.previous_action[:steps, envs].flatten(),
+            storage.initial_state[:, envs],
+            storage.masks[:steps, envs],
+        )
+    dist = Categorical(logits=logits.float())
+    actions = storage.actions[:, envs].flatten()
+    return dist.log_prob(actions), dist.entropy(), values.float()
+
+
+def update(
+    policy: Policy, optimizer, storage: RolloutStorage, s: PPOSettings, scaler=None
+) -> dict[str, float]:
+    advantages = storage.advantages
+    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-5)
+    totals = {
+        "policy_loss": 0.0,
+        "value_loss": 0.0,
+        "entropy": 0.0,
+        "clip_fraction": 0.0,
+        "approx_kl": 0.0,
+    }
+    count = 0
+    for _ in range(s.epochs):
+        order = torch.randperm(storage.envs, device=advantages.device)
+        for envs in order.chunk(s.minibatches):
+            log_probs, entropy, values = evaluate(policy, storage, envs, s)
+            old = storage.log_probs[:, envs].flatten()
+            adv = advantages[:, envs].flatten()
+            returns = storage.returns[:, envs].flatten()
+            ratio = torch.exp(log_probs - old)
+            clipped = ratio.clamp(1 - s.clip, 1 + s.clip)
+            policy_loss = -torch.min(ratio * adv, clipped * adv).mean()
+            value_loss = 0.5 * (returns - values).pow(2).mean()
+            loss = policy_loss + s.value_coef * value_loss - s.entropy_coef * entropy.mean()
+            optimizer.zero_grad(set_to_none=True)
+            if scaler is not None:
+                scaler.scale(loss).backward()
+                scaler.unscale_(optimizer)
+            else:
+                loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), s.max_grad_norm)
+            if scaler is not None:
+                scaler.step(optimizer)
+                scaler.update()
+            else:
+                optimizer.step()
+            with torch.no_grad():
+                totals["policy_loss"] += policy_loss.item()
+                totals["value_loss"] += value_loss.item()
+                totals["entropy"] += entropy.mean().item()
+                totals["clip_fraction"] += ((ratio - 1).abs() > s.clip).float().mean().item()
+                totals["approx_kl"] += (old - log_probs).mean().item()
+            count += 1
+    return {k: v / count for k, v in totals.items()}

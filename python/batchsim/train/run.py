@@ -1,0 +1,141 @@
+"""`batchsim train`: runs the Trainer for config.total_frames with a progress bar (frames/s,
+success, SPL). Rank 0 writes every update's statistics to <log_dir>/metrics.csv and to
+TensorBoard (charts/, losses/, perf/), validation results to <log_dir>/val.csv, and
+checkpoints to <log_dir>/checkpoint.pt (atomically; each at a segment start, so that
+`resume=True` continues exactly)."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import time
+import warnings
+from pathlib import Path
+
+from batchsim._progress import progress_bar
+from batchsim.train import distributed
+from batchsim.train.checkpoint import CHECKPOINT, read_checkpoint, write_checkpoint
+from batchsim.train.config import TrainConfig
+from batchsim.train.trainer import Trainer
+
+CHARTS = ("success", "spl", "episodes", "stop_fraction", "lr")
+LOSSES = ("policy_loss", "value_loss", "entropy", "clip_fraction", "approx_kl")
+PERF = ("frames_per_s", "collect_s", "update_s", "inference_s", "sim_wait_s")
+COLUMNS = ("update", "frames", "wall_s", *CHARTS, *LOSSES, *PERF)
+
+
+def _append_row(path: Path, columns, row: dict) -> None:
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, columns, extrasaction="ignore")
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+class RunLog:
+    """metrics.csv plus TensorBoard when the tensorboard package is installed."""
+
+    def __init__(self, log_dir: Path, enabled: bool):
+        self.log_dir, self.enabled, self.writer = log_dir, enabled, None
+        if not enabled:
+            return
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+        except ImportError:
+            warnings.warn(
+                'TensorBoard logs need the tensorboard package (pip install "batchsim[train]");'
+                " writing metrics.csv only",
+                stacklevel=2,
+            )
+        else:
+            self.writer = SummaryWriter(str(log_dir))
+
+    def update(self, row: dict) -> None:
+        if not self.enabled:
+            return
+        _append_row(self.log_dir / "metrics.csv", COLUMNS, row)
+        if self.writer is not None:
+            for group, names in (("charts", CHARTS), ("losses", LOSSES), ("perf", PERF)):
+                for name in names:
+                    if name in row:
+                        self.writer.add_scalar(f"{group}/{name}", row[name], row["frames"])
+
+    def validation(self, row: dict) -> None:
+        if not self.enabled:
+            return
+        _append_row(self.log_dir / "val.csv", tuple(row), row)
+        if self.writer is not None:
+            for name, value in row.items():
+                if name not in ("update", "frames", "wall_s"):
+                    self.writer.add_scalar(f"val/{name}", value, row["frames"])
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def save(trainer: Trainer, path: Path) -> None:
+    """A new segment starts, then rank 0 writes the checkpoint (every rank takes part)."""
+    trainer.begin_segment()
+    state = trainer.state_dict() | {"config": dataclasses.asdict(trainer.config)}
+    if trainer.rank == 0:
+        write_checkpoint(state, path)
+
+
+def _validate(trainer: Trainer, log: RunLog) -> None:
+    from batchsim.train.evaluate import evaluate_policy
+
+    summary = evaluate_policy(trainer.policy, trainer.config, trainer.config.val_dataset)
+    row = {"update": trainer.updates, "frames": trainer.frames, "wall_s": trainer.wall_s}
+    for name, value in summary.items():
+        row[name] = value["mean"]
+    log.validation(row)
+
+
+def _clear_logs(log_dir: Path) -> None:
+    """A fresh run starts fresh logs (a resumed one appends to its own)."""
+    for pattern in ("metrics.csv", "val.csv", "eval.json", "events.out.tfevents.*"):
+        for path in log_dir.glob(pattern):
+            path.unlink()
+
+
+def train(config: TrainConfig, show_progress: bool = True, resume: bool = False) -> Trainer:
+    log_dir = Path(config.log_dir)
+    path = log_dir / CHECKPOINT
+    checkpoint = read_checkpoint(path) if resume and path.exists() else None
+    trainer = Trainer(config, checkpoint)
+    main_rank = trainer.rank == 0
+    if main_rank:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        if checkpoint is None:
+            _clear_logs(log_dir)
+    log = RunLog(log_dir, enabled=main_rank)
+    bar = progress_bar(
+        total=trainer.total_updates * config.frames_per_update * trainer.world,
+        unit="frame",
+        desc="train",
+        disable=not (show_progress and main_rank),
+    )
+    bar.update(trainer.frames)
+    while trainer.updates < trainer.total_updates:
+        started = time.perf_counter()
+        stats = trainer.train_step()
+        trainer.wall_s += time.perf_counter() - started
+        log.update(
+            {"update": trainer.updates, "frames": trainer.frames, "wall_s": trainer.wall_s} | stats
+        )
+        bar.update(config.frames_per_update * trainer.world)
+        shown = {"fps": f"{stats['frames_per_s']:,.0f}"}
+        if "success" in stats:
+            shown |= {"success": f"{stats['success']:.2f}", "spl": f"{stats['spl']:.2f}"}
+        bar.set_postfix(shown)
+        if config.eval_every and trainer.updates % config.eval_every == 0 and main_rank:
+            _validate(trainer, log)
+        if config.checkpoint_every and trainer.updates % config.checkpoint_every == 0:
+            save(trainer, path)
+    bar.close()
+    save(trainer, path)
+    log.close()
+    distributed.barrier()
+    return trainer

@@ -1,0 +1,304 @@
+"""The PPO trainer: collects T-step rollouts from batchsim.Simulator halves (same-step
+autoreset: an ended episode's next observation arrives in the step that ended it), updates
+the policy, and keeps the running success and SPL of finished episodes.
+
+Pipelining: with ``pipeline`` the N environments are two Simulators of N/2 on one Vulkan
+context. While one half simulates and renders step t on its C++ thread, the policy picks
+the other half's actions, so inference overlaps simulation.
+
+Segments: training runs in segments that begin with every environment starting a fresh
+episode from a seed derived from (seed, rank, update). A checkpoint is taken at a segment
+start, so a resumed run sees exactly the observations, recurrent state and random numbers
+the uninterrupted run saw, and its next update is identical."""
+
+from __future__ import annotations
+
+import collections
+import time
+
+import numpy as np
+import torch
+from torch.distributions import Categorical
+
+from batchsim.sim import TaskConfig
+from batchsim.simulator import Simulator, make_context
+from batchsim.train import distributed
+from batchsim.train.config import TrainConfig
+from batchsim.train.lamb import Lamb
+from batchsim.train.models import POINTGOAL, Policy, input_channels, preprocess
+from batchsim.train.ppo import PPOSettings, update
+from batchsim.train.schedule import lr_factor, scaled_lr
+from batchsim.train.storage import RolloutStorage
+
+NO_ACTION = 4  # the previous-action embedding's "none yet"
+
+
+def _autocast_dtype(config: TrainConfig, device: torch.device):
+    if device.type != "cuda" or config.precision == "fp32":
+        return None
+    return torch.bfloat16 if config.precision == "bf16" else torch.float16
+
+
+def _half_slices(num_envs: int, pipeline: bool) -> list[slice]:
+    if not pipeline:
+        return [slice(0, num_envs)]
+    half = num_envs // 2
+    return [slice(0, half), slice(half, num_envs)]
+
+
+class Trainer:
+    def __init__(self, config: TrainConfig, checkpoint: dict | None = None):
+        config.validate()
+        self.config = config
+        self.rank, self.world = distributed.rank_and_world()
+        torch.manual_seed(config.seed + self.rank)
+        self.halves = _half_slices(config.num_envs, config.pipeline)
+        self.sims = self._make_simulators()
+        self.device = torch.device(self.sims[0].device)
+        self.policy = Policy(
+            config.encoder,
+            input_channels(config.sensors, config.depth_bins),
+            hidden=config.hidden_size,
+            layers=config.rnn_layers,
+            rnn=config.rnn,
+        ).to(self.device)
+        self.trained_policy = distributed.wrap(self.policy, self.device)
+        frames_per_minibatch = config.frames_per_update // config.minibatches
+        self.lr = scaled_lr(config.base_lr, frames_per_minibatch)
+        optimizer = Lamb if config.optimizer == "lamb" else torch.optim.Adam
+        self.optimizer = optimizer(self.policy.parameters(), lr=self.lr)
+        self.settings = PPOSettings(
+            epochs=config.epochs,
+            minibatches=config.minibatches,
+            clip=config.clip,
+            value_coef=config.value_coef,
+            entropy_coef=config.entropy_coef,
+            max_grad_norm=config.max_grad_norm,
+            max_depth=config.max_depth,
+            depth_bins=config.depth_bins,
+            autocast_dtype=_autocast_dtype(config, self.device),
+        )
+        self.scaler = (
+            torch.amp.GradScaler("cuda") if self.settings.autocast_dtype == torch.float16 else None
+        )
+        self.storage = self._make_storage()
+        frames_per_update = config.frames_per_update * self.world
+        self.total_updates = max(1, config.total_frames // frames_per_update)
+        self.updates = 0
+        self.frames = 0
+        self.wall_s = 0.0  # seconds spent in train_step, over resumes
+        self.episodes = collections.deque(maxlen=max(100, config.num_envs))
+        if checkpoint is not None:
+            self.load_state(checkpoint)
+        self.begin_segment()
+
+    # -- construction -------------------------------------------------------------------
+
+    def _make_simulators(self) -> list[Simulator]:
+        config = self.config
+        device = config.device
+        if device is None and torch.cuda.is_available() and self.world > 1:
+            device = f"cuda:{distributed.local_rank()}"
+        context = make_context(device)
+        return [
+            Simulator(
+                config.dataset,
+                half.stop - half.start,
+                sensors=config.sensors,
+                resolution=config.resolution,
+                context=context,
+                seed=config.seed,
+                scenes_resident=min(config.scenes_resident, half.stop - half.start),
+                autoreset="same_step",
+                task=TaskConfig(max_episode_steps=config.max_episode_steps),
+                num_threads=config.num_threads or (torch.get_num_threads() or 1),
+            )
+            for half in self.halves
+        ]
+
+    def _observation_views(self, sim: Simulator) -> dict[str, torch.Tensor]:
+        views = {}
+        if sim.depth is not None:
+            views["depth"] = torch.from_dlpack(sim.depth)
+        if sim.rgb is not None:
+            views["rgb"] = torch.from_dlpack(sim.rgb)[..., :3].permute(0, 3, 1, 2)
+        return views
+
+    def _make_storage(self) -> RolloutStorage:
+        views = self._observation_views(self.sims[0])
+        shapes = {k: (tuple(v.shape[1:]), v.dtype) for k, v in views.items()}
+        shapes[POINTGOAL] = ((2,), torch.float32)
+        state_shape = (self.policy.state_layers, self.config.num_envs, self.config.hidden_size)
+        return RolloutStorage(
+            self.config.rollout_steps, self.config.num_envs, shapes, state_shape, self.device
+        )
+
+    # -- segments and checkpoints -------------------------------------------------------
+
+    def segment_seed(self, half: int) -> int:
+        """Distinct for every (seed, rank, update, half): no two halves share a stream."""
+        return ((self.config.seed * 1_000_003 + self.updates) * 64 + self.rank) * 2 + half
+
+    def begin_segment(self) -> None:
+        """Every environment starts a new episode; the recurrent state starts from zero."""
+        n = self.config.num_envs
+        for h, sim in enumerate(self.sims):
+            sim.reset(seed=self.segment_seed(h))
+        none = torch.full((n,), NO_ACTION, dtype=torch.long, device=self.device)
+        self.storage.insert_observation(0, self._observation(), none, torch.zeros(n))
+        self.storage.initial_state.zero_()
+
+    def _observation(self) -> dict[str, torch.Tensor]:
+        parts = [self._observation_views(sim) for sim in self.sims]
+        obs = {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
+        goals = np.concatenate([np.asarray(sim.pointgoal) for sim in self.sims])
+        obs[POINTGOAL] = torch.from_numpy(goals).to(self.device)
+        return obs
+
+    def state_dict(self) -> dict:
+        """What a resumed run needs besides the simulators (which restart at the segment):
+        shared weights and counters, and each rank's random generators and episodes."""
+        cuda = torch.cuda.get_rng_state(self.device) if self.device.type == "cuda" else None
+        rank = {
+            "torch_rng": torch.get_rng_state(),
+            "cuda_rng": cuda,
+            "episodes": list(self.episodes),
+        }
+        return {
+            "policy": self.policy.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "scaler": self.scaler.state_dict() if self.scaler is not None else None,
+            "updates": self.updates,
+            "frames": self.frames,
+            "wall_s": self.wall_s,
+            "ranks": distributed.gather(rank),
+        }
+
+    def load_state(self, state: dict) -> None:
+        if len(state["ranks"]) != self.world:
+            raise ValueError(
+                f"checkpoint: expected {self.world} rank(s) as in this run, "
+                f"got one written by {len(state['ranks'])}"
+            )
+        self.policy.load_state_dict(state["policy"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        if self.scaler is not None and state.get("scaler") is not None:
+            self.scaler.load_state_dict(state["scaler"])
+        self.updates, self.frames = state["updates"], state["frames"]
+        self.wall_s = state["wall_s"]
+        rank = state["ranks"][self.rank]
+        self.episodes.extend(tuple(e) for e in rank["episodes"])
+        torch.set_rng_state(rank["torch_rng"])
+        if rank["cuda_rng"] is not None and self.device.type == "cuda":
+            torch.cuda.set_rng_state(rank["cuda_rng"], self.device)
+
+    # -- rollouts -----------------------------------------------------------------------
+
+    def _act(self, t: int, envs: slice):
+        s, storage = self.settings, self.storage
+        obs = {k: v[t, envs] for k, v in storage.obs.items()}
+        with (
+            torch.no_grad(),
+            torch.autocast(
+                self.device.type,
+                dtype=s.autocast_dtype or torch.float32,
+                enabled=s.autocast_dtype is not None,
+            ),
+        ):
+            logits, value, self.state[:, envs] = self.policy(
+                preprocess(obs, s.max_depth, s.depth_bins),
+                obs[POINTGOAL],
+                storage.previous_action[t, envs],
+                self.state[:, envs],
+                storage.masks[t, envs][None],
+            )
+        dist = Categorical(logits=logits.float())
+        action = dist.sample()
+        return action, dist.log_prob(action), value.float()
+
+    def _start_step(self, t: int, h: int) -> None:
+        """Picks half h's actions at step t and starts its simulation on the C++ thread."""
+        envs = self.halves[h]
+        started = time.perf_counter()
+        action, log_prob, value = self._act(t, envs)
+        actions_host = action.cpu().numpy().astype(np.int32)
+        self.timing["inference_s"] += time.perf_counter() - started
+        self.pending[h] = (action, log_prob, value)
+        self.sims[h].step_async(actions_host)
+
+    def _finish_step(self, t: int, h: int) -> None:
+        """Waits for half h's step t and stores its outcome and the next observation."""
+        sim, envs, storage = self.sims[h], self.halves[h], self.storage
+        started = time.perf_counter()
+        sim.step_wait()
+        self.timing["sim_wait_s"] += time.perf_counter() - started
+        action, log_prob, value = self.pending[h]
+        done_host = np.logical_or(sim.terminated, sim.truncated)
+        self._record_episodes(sim, done_host)
+        done = torch.from_numpy(done_host).to(self.device).float()
+        reward = torch.from_numpy(np.array(sim.reward)).to(self.device)
+        storage.insert_step(t, action, log_prob, value, reward, done, envs)
+        previous = torch.where(done.bool(), torch.full_like(action, NO_ACTION), action)
+        obs = self._observation_views(sim)
+        obs[POINTGOAL] = torch.from_numpy(np.array(sim.pointgoal)).to(self.device)
+        storage.insert_observation(t + 1, obs, previous, 1.0 - done, envs)
+
+    def collect(self) -> None:
+        """One rollout of T steps into the storage, returns and advantages computed. Half
+        h's step t runs while the policy picks the other half's actions."""
+        storage = self.storage
+        self.state = storage.initial_state.clone()
+        self.pending = [None] * len(self.sims)
+        for t in range(storage.steps):
+            for h in range(len(self.sims)):
+                if t > 0:
+                    self._finish_step(t - 1, h)
+                self._start_step(t, h)
+        for h in range(len(self.sims)):
+            self._finish_step(storage.steps - 1, h)
+        state = self.state.clone()  # the bootstrap value must not advance the recurrent state
+        _, _, last_value = self._act(storage.steps, slice(None))
+        self.state = state
+        storage.compute_returns(last_value, self.config.gamma, self.config.gae_lambda)
+        self.stop_fraction = float((storage.actions == 0).float().mean())
+
+    def _record_episodes(self, sim: Simulator, done: np.ndarray) -> None:
+        for i in np.flatnonzero(done):
+            self.episodes.append((float(sim.success[i]), float(sim.spl[i])))
+
+    def train_step(self) -> dict[str, float]:
+        """Collect a rollout and update the policy once; returns the update's statistics."""
+        config = self.config
+        factor = lr_factor(self.updates, self.total_updates, config.warmup_updates)
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.lr * factor
+        self.timing = {"inference_s": 0.0, "sim_wait_s": 0.0}
+        started = time.perf_counter()
+        self.collect()
+        collected = time.perf_counter()
+        stats = update(
+            self.trained_policy, self.optimizer, self.storage, self.settings, self.scaler
+        )
+        self.storage.start_next(self.state)
+        finished = time.perf_counter()
+        self.updates += 1
+        self.frames += config.frames_per_update * self.world
+        stats |= {
+            "lr": self.lr * factor,
+            "stop_fraction": self.stop_fraction,
+            "collect_s": collected - started,
+            "update_s": finished - collected,
+            **self.timing,
+            "frames_per_s": config.frames_per_update / (finished - started),
+        }
+        return distributed.aggregate(stats, self.episode_metrics(), self.device)
+
+    def episode_metrics(self) -> dict[str, float]:
+        if not self.episodes:  # nothing finished yet: no number rather than NaN
+            return {"episodes": 0}
+        success, spl = np.mean(np.asarray(self.episodes), 0)
+        return {"success": float(success), "spl": float(spl), "episodes": len(self.episodes)}
+
+    def close(self) -> None:
+        for sim in self.sims:
+            sim.close()

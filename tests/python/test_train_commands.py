@@ -1,0 +1,127 @@
+"""`batchsim eval` prints a table and writes JSON for several agents on the same episodes;
+the learning-curve PNG is drawn from a run's logs; `torchrun` with 2 ranks (Gloo on the
+CPU) trains one simulator per rank and counts both ranks' frames."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from batchsim.cli import main  # noqa: E402
+from batchsim.train.checkpoint import read_checkpoint  # noqa: E402
+
+TINY = [
+    "num_envs=4",
+    "resolution=16",
+    "rollout_steps=8",
+    "hidden_size=32",
+    "total_frames=64",
+    "device=cpu",
+    "num_threads=1",
+    "max_episode_steps=30",
+    "eval_envs=4",
+]
+
+
+@pytest.fixture(scope="module")
+def splits(procgen_dataset):
+    root, _ = procgen_dataset
+    return root / "pointnav" / "train" / "train.json.gz", root / "pointnav" / "val"
+
+
+@pytest.fixture(scope="module")
+def run_dir(splits, tmp_path_factory):
+    train, val = splits
+    log_dir = tmp_path_factory.mktemp("run")
+    args = ["train", "--preset", "demo", "--quiet", f"dataset={train}", f"val_dataset={val}"]
+    assert main([*args, *TINY, "eval_every=1", f"log_dir={log_dir}"]) == 0
+    return log_dir
+
+
+def test_eval_reports_every_agent_on_the_same_episodes(run_dir, tmp_path, capsys):
+    out = tmp_path / "eval.json"
+    code = main(
+        [
+            "eval",
+            "--checkpoint",
+            str(run_dir),
+            "--agents",
+            "policy,random,forward",
+            "--envs",
+            "4",
+            "--device",
+            "cpu",
+            "--json",
+            str(out),
+        ]
+    )
+    assert code == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split()[:3] == ["agent", "episodes", "success"]
+    assert [line.split()[0] for line in table[1:4]] == ["policy", "random", "forward"]
+    results = json.loads(out.read_text())
+    episodes = {a: results[a]["spl"]["episodes"] for a in results}
+    assert len(set(episodes.values())) == 1 and episodes["policy"] > 0
+    assert results["forward"]["success"]["mean"] == 0.0  # it never calls STOP
+    for summary in results.values():
+        for measure in ("success", "spl", "softspl", "distance_to_goal"):
+            assert summary[measure]["ci95"] >= 0
+
+
+def test_eval_rejects_bad_input(run_dir, capsys):
+    assert main(["eval", "--checkpoint", str(run_dir), "--agents", "oracle"]) == 2
+    assert "--agents: expected names from" in capsys.readouterr().err
+    assert main(["eval", "--agents", "policy", "--split", str(run_dir)]) == 2
+    assert "needs --checkpoint" in capsys.readouterr().err
+    assert main(["eval", "--checkpoint", str(run_dir / "nothing.pt")]) == 2
+    assert "expected a file written by batchsim train" in capsys.readouterr().err
+
+
+def test_validation_during_training_and_the_learning_curve(run_dir):
+    pytest.importorskip("matplotlib")
+    from batchsim.train.curve import plot_learning_curve
+
+    rows = (run_dir / "val.csv").read_text().splitlines()
+    assert rows[0].startswith("update,frames,wall_s,success,spl") and len(rows) == 3
+    png = plot_learning_curve(run_dir, run_dir / "curve.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+def test_torchrun_two_ranks_train_together(splits, tmp_path):
+    train, _ = splits
+    log_dir = tmp_path / "ddp"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc-per-node",
+        "2",
+        "--master-port",
+        "29517",
+        "-m",
+        "batchsim",
+        "train",
+        "--preset",
+        "demo",
+        "--quiet",
+        f"dataset={train}",
+        *TINY,
+        "total_frames=128",
+        f"log_dir={log_dir}",
+    ]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "trained 128 frames in 2 updates" in result.stdout
+    state = read_checkpoint(log_dir)
+    assert len(state["ranks"]) == 2 and state["frames"] == 128
+    frames = [line.split(",")[1] for line in (log_dir / "metrics.csv").read_text().splitlines()]
+    assert frames == ["frames", "64", "128"]
+    assert not Path(log_dir / "metrics.csv.tmp").exists()

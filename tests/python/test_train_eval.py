@@ -1,0 +1,61 @@
+"""Evaluation runs every episode of a split exactly once and summarises Habitat's measures;
+the forward-only baseline never calls STOP, so it never succeeds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+import batchsim
+from batchsim.datasets import load_pointnav
+from batchsim.train.evaluate import (
+    ForwardAgent,
+    PolicyAgent,
+    RandomAgent,
+    run_episodes,
+    summarize,
+)
+
+
+@pytest.fixture(scope="module")
+def val(procgen_dataset):
+    root, _ = procgen_dataset
+    return root / "pointnav" / "val" / "val.json.gz"
+
+
+def eval_sim(split, cpu_context, n=4):
+    return batchsim.Simulator(
+        split,
+        n,
+        mode="eval",
+        autoreset="same_step",
+        resolution=16,
+        context=cpu_context,
+        task=batchsim.TaskConfig(max_episode_steps=40),
+    )
+
+
+@pytest.mark.parametrize("agent", [ForwardAgent(), RandomAgent(seed=1)], ids=["forward", "random"])
+def test_every_episode_once(val, cpu_context, agent):
+    results = run_episodes(eval_sim(val, cpu_context), agent)
+    episodes = len(load_pointnav(val).episodes)
+    assert all(len(v) == episodes for v in results.values())
+    summary = summarize(results)
+    assert summary["success"]["episodes"] == episodes
+    assert all(0 <= s["ci95"] < 1e9 for s in summary.values())
+    assert 0 <= summary["spl"]["mean"] <= summary["success"]["mean"] + 1e-6
+    assert np.isfinite(results["distance_to_goal"]).all()
+    if isinstance(agent, ForwardAgent):
+        assert summary["success"]["mean"] == 0.0
+
+
+def test_a_policy_agent_evaluates(val, cpu_context):
+    from batchsim.train.config import make_config
+    from batchsim.train.models import Policy
+
+    config = make_config("demo", overrides=["hidden_size=16"])
+    policy = Policy("simple_cnn", 1, hidden=16, layers=1, rnn="gru")
+    results = run_episodes(eval_sim(val, cpu_context), PolicyAgent(policy, config))
+    assert len(results["spl"]) == len(load_pointnav(val).episodes)
