@@ -12,15 +12,17 @@ import torch.distributed as dist
 SUMMED = ("frames_per_s", "episodes")
 
 
-def rank_and_world() -> tuple[int, int]:
-    """(rank, world size); joins the process group torchrun describes on first use."""
+def rank_and_world(device: str | None = None) -> tuple[int, int]:
+    """(rank, world size); joins the process group torchrun describes on first use: NCCL
+    where training runs on CUDA (device None or "cuda..." with a GPU), Gloo otherwise."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world <= 1:
         return 0, 1
     if not dist.is_initialized():
-        if torch.cuda.is_available():
+        cuda = torch.cuda.is_available() and not (device or "cuda").startswith("cpu")
+        if cuda:
             torch.cuda.set_device(local_rank())
-        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        dist.init_process_group("nccl" if cuda else "gloo")
     return dist.get_rank(), dist.get_world_size()
 
 

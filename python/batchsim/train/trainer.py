@@ -50,7 +50,7 @@ class Trainer:
     def __init__(self, config: TrainConfig, checkpoint: dict | None = None):
         config.validate()
         self.config = config
-        self.rank, self.world = distributed.rank_and_world()
+        self.rank, self.world = distributed.rank_and_world(config.device)
         torch.manual_seed(config.seed + self.rank)
         self.halves = _half_slices(config.num_envs, config.pipeline)
         self.sims = self._make_simulators()
