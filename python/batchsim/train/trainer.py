@@ -2,8 +2,8 @@
 autoreset: an ended episode's next observation arrives in the step that ended it), updates
 the policy, and keeps the running success and SPL of finished episodes.
 
-Pipelining: with ``pipeline`` the N environments are two Simulators of N/2 on one Vulkan
-context. While one half simulates and renders step t on its C++ thread, the policy picks
+Pipelining: with ``pipeline`` the N environments are two Simulators of N/2, each on its own
+Vulkan context. While one half simulates and renders step t on its C++ thread, the policy picks
 the other half's actions, so inference overlaps simulation.
 
 Segments: training runs in segments that begin with every environment starting a fresh
@@ -99,14 +99,15 @@ class Trainer:
         device = config.device
         if device is None and torch.cuda.is_available() and self.world > 1:
             device = f"cuda:{distributed.local_rank()}"
-        context = make_context(device)
+        # One Vulkan context per half: two simulators stepping at once on one CUDA-export
+        # context deadlock (found on the H200; see docs/train.md).
         return [
             Simulator(
                 config.dataset,
                 half.stop - half.start,
                 sensors=config.sensors,
                 resolution=config.resolution,
-                context=context,
+                context=make_context(device),
                 seed=config.seed,
                 scenes_resident=min(config.scenes_resident, half.stop - half.start),
                 autoreset="same_step",
