@@ -57,6 +57,24 @@ def test_lamb_scales_each_update_by_the_trust_ratio():
     torch.testing.assert_close(weight.detach(), torch.tensor([1.8, 2.2, 1.8, 2.2]))
 
 
+def test_lamb_groups_leave_heads_and_biases_to_plain_adam():
+    from batchsim.train.lamb import lamb_groups
+
+    policy = Policy("simple_cnn", 1, hidden=16, layers=1, rnn="gru")
+    scaled, plain = lamb_groups(policy, ("actor", "critic"))
+    assert plain["trust"] is False
+    assert any(p is policy.actor.weight for p in plain["params"])
+    assert any(p is policy.actor.bias for p in plain["params"])
+    assert any(p is policy.rnn.weight_ih_l0 for p in scaled["params"])
+    # The actor starts with gain 0.01: plain Adam moves it by lr per element, as with Adam.
+    optimizer = Lamb([scaled, plain], lr=0.1)
+    before = policy.actor.weight.detach().clone()
+    for p in policy.parameters():
+        p.grad = torch.ones_like(p)
+    optimizer.step()
+    torch.testing.assert_close(policy.actor.weight.detach(), before - 0.1)
+
+
 def test_learning_rate_recipe():
     assert scaled_lr(2.5e-4, 1024) == pytest.approx(5e-4)
     assert lr_factor(0, 100, 10) == pytest.approx(0.1)

@@ -9,7 +9,10 @@ import torch
 
 class Lamb(torch.optim.Optimizer):
     """lr, betas, eps and weight_decay as in AdamW; the trust ratio is clamped to
-    [0, max_trust] and is 1 where either norm is zero (fresh zero-initialised layers)."""
+    [0, max_trust] and is 1 where either norm is zero (fresh zero-initialised layers).
+    A parameter group with ``trust=False`` takes plain Adam steps: `lamb_groups` puts the
+    biases, scalars and the output heads there, whose small norms would otherwise freeze
+    them (an actor initialised with gain 0.01 would move by lr x 0.01 per step)."""
 
     def __init__(
         self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0, max_trust=10.0
@@ -44,6 +47,9 @@ class Lamb(torch.optim.Optimizer):
                 update = m_hat / (v_hat.sqrt() + group["eps"])
                 if group["weight_decay"]:
                     update.add_(p, alpha=group["weight_decay"])
+                if not group.get("trust", True):
+                    p.add_(update, alpha=-group["lr"])
+                    continue
                 weight_norm, update_norm = p.norm(), update.norm()
                 trust = torch.where(
                     (weight_norm > 0) & (update_norm > 0),
@@ -52,3 +58,13 @@ class Lamb(torch.optim.Optimizer):
                 )
                 p.add_(update * trust, alpha=-group["lr"])
         return loss
+
+
+def lamb_groups(model: torch.nn.Module, heads: tuple[str, ...]) -> list[dict]:
+    """Parameter groups for Lamb: weight matrices and kernels with the trust ratio; biases,
+    scalars and parameters under the `heads` module names without it."""
+    scaled, plain = [], []
+    for name, parameter in model.named_parameters():
+        is_head = name.split(".")[0] in heads
+        (plain if parameter.ndim < 2 or is_head else scaled).append(parameter)
+    return [{"params": scaled}, {"params": plain, "trust": False}]

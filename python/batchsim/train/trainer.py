@@ -24,7 +24,7 @@ from batchsim.sim import TaskConfig
 from batchsim.simulator import Simulator, make_context
 from batchsim.train import distributed
 from batchsim.train.config import TrainConfig
-from batchsim.train.lamb import Lamb
+from batchsim.train.lamb import Lamb, lamb_groups
 from batchsim.train.models import POINTGOAL, Policy, input_channels, preprocess
 from batchsim.train.ppo import PPOSettings, update
 from batchsim.train.schedule import lr_factor, scaled_lr
@@ -65,8 +65,10 @@ class Trainer:
         self.trained_policy = distributed.wrap(self.policy, self.device)
         frames_per_minibatch = config.frames_per_update // config.minibatches
         self.lr = scaled_lr(config.base_lr, frames_per_minibatch)
-        optimizer = Lamb if config.optimizer == "lamb" else torch.optim.Adam
-        self.optimizer = optimizer(self.policy.parameters(), lr=self.lr)
+        if config.optimizer == "lamb":
+            self.optimizer = Lamb(lamb_groups(self.policy, ("actor", "critic")), lr=self.lr)
+        else:
+            self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=self.lr)
         self.settings = PPOSettings(
             epochs=config.epochs,
             minibatches=config.minibatches,
