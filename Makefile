@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 CMAKE_CPP = cmake -S . -G Ninja -DBATCHSIM_BUILD_PYTHON=OFF -DBATCHSIM_BUILD_TESTS=ON
 LINT_SOURCES = $(shell git ls-files 'src/*.cpp' 'src/*.hpp' 'tests/cpp/*.cpp' 'tests/cpp/*.hpp')
 
-.PHONY: setup demo test test-cpp test-python test-asan lint format bench clean \
+.PHONY: setup demo demo-train test test-cpp test-python test-asan lint format bench clean \
         fuzz-build fuzz-seeds fuzz fuzz-smoke
 
 setup:
@@ -18,6 +18,20 @@ demo: setup
 	$(PYTHON) -m batchsim procgen --out data/procgen --preview
 	$(PYTHON) examples/sim_tour.py data/procgen build/demo
 	$(PYTHON) examples/render_mosaic.py data/procgen build/demo
+	$(MAKE) demo-train
+
+# The main job: PPO on short procedural episodes (~6 min on 2 cores), then the policy,
+# random and forward-only agents on the same val episodes, a learning curve and a video.
+DEMO_DATA = data/procgen-demo
+DEMO_RUN = runs/demo
+demo-train:
+	$(PYTHON) -m batchsim procgen --out $(DEMO_DATA) --num-scenes 8 --triangle-budget 10000 \
+	  --max-geodesic 5 --episodes-per-scene 100
+	$(PYTHON) -m batchsim train --preset demo log_dir=$(DEMO_RUN)
+	$(PYTHON) -m batchsim eval --checkpoint $(DEMO_RUN) --agents policy,random,forward \
+	  --json $(DEMO_RUN)/eval.json
+	$(PYTHON) -m batchsim.train.curve $(DEMO_RUN)
+	$(PYTHON) -m batchsim video --checkpoint $(DEMO_RUN) --episodes 3 --out $(DEMO_RUN)/episodes.gif
 
 test: setup
 	$(MAKE) test-cpp

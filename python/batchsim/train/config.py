@@ -143,7 +143,7 @@ PRESETS = {
         "resolution": 32,
         "scenes_resident": 2,
         "max_episode_steps": 150,
-        "total_frames": 300_000,
+        "total_frames": 250_000,
         "rollout_steps": 32,
         "encoder": "simple_cnn",
         "rnn": "gru",
