@@ -14,10 +14,9 @@ from torch.distributions import Categorical
 from batchsim.sim import TaskConfig
 from batchsim.simulator import Simulator
 from batchsim.train.config import TrainConfig
-from batchsim.train.models import Policy, preprocess
+from batchsim.train.models import NO_ACTION, Policy, preprocess, visual_observations
 
 MEASURES = ("success", "spl", "softspl", "distance_to_goal")
-NO_ACTION = 4
 
 
 class RandomAgent:
@@ -57,11 +56,7 @@ class PolicyAgent:
     @torch.no_grad()
     def act(self, sim: Simulator, began: np.ndarray) -> np.ndarray:
         device = self.previous.device
-        obs = {}
-        if sim.depth is not None:
-            obs["depth"] = torch.from_dlpack(sim.depth).to(device)
-        if sim.rgb is not None:
-            obs["rgb"] = torch.from_dlpack(sim.rgb)[..., :3].permute(0, 3, 1, 2).to(device)
+        obs = {k: v.to(device) for k, v in visual_observations(sim).items()}
         pointgoal = torch.from_numpy(np.array(sim.pointgoal)).to(device)
         mask = torch.from_numpy(~began).float().to(device)
         self.previous[torch.from_numpy(began).to(device)] = NO_ACTION

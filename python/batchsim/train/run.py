@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import time
 import warnings
 from pathlib import Path
 
@@ -119,9 +118,7 @@ def train(config: TrainConfig, show_progress: bool = True, resume: bool = False)
     )
     bar.update(trainer.frames)
     while trainer.updates < trainer.total_updates:
-        started = time.perf_counter()
         stats = trainer.train_step()
-        trainer.wall_s += time.perf_counter() - started
         log.update(
             {"update": trainer.updates, "frames": trainer.frames, "wall_s": trainer.wall_s} | stats
         )

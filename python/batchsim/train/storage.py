@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import torch
 
+from batchsim.train.models import NO_ACTION
+
 
 class RolloutStorage:
     def __init__(self, steps: int, envs: int, observation_shapes: dict, state_shape, device):
@@ -16,7 +18,7 @@ class RolloutStorage:
             for key, (shape, dtype) in observation_shapes.items()
         }
         zeros = dict(device=device)
-        self.previous_action = torch.full((steps + 1, envs), 4, dtype=torch.long, **zeros)
+        self.previous_action = torch.full((steps + 1, envs), NO_ACTION, dtype=torch.long, **zeros)
         self.masks = torch.zeros(steps + 1, envs, **zeros)  # 0: the episode begins here
         self.actions = torch.zeros(steps, envs, dtype=torch.long, **zeros)
         self.log_probs = torch.zeros(steps, envs, **zeros)

@@ -25,12 +25,17 @@ from batchsim.simulator import Simulator, make_context
 from batchsim.train import distributed
 from batchsim.train.config import TrainConfig
 from batchsim.train.lamb import Lamb, lamb_groups
-from batchsim.train.models import POINTGOAL, Policy, input_channels, preprocess
+from batchsim.train.models import (
+    NO_ACTION,
+    POINTGOAL,
+    Policy,
+    input_channels,
+    preprocess,
+    visual_observations,
+)
 from batchsim.train.ppo import PPOSettings, update
 from batchsim.train.schedule import lr_factor, scaled_lr
 from batchsim.train.storage import RolloutStorage
-
-NO_ACTION = 4  # the previous-action embedding's "none yet"
 
 
 def _autocast_dtype(config: TrainConfig, device: torch.device):
@@ -119,16 +124,8 @@ class Trainer:
             for half in self.halves
         ]
 
-    def _observation_views(self, sim: Simulator) -> dict[str, torch.Tensor]:
-        views = {}
-        if sim.depth is not None:
-            views["depth"] = torch.from_dlpack(sim.depth)
-        if sim.rgb is not None:
-            views["rgb"] = torch.from_dlpack(sim.rgb)[..., :3].permute(0, 3, 1, 2)
-        return views
-
     def _make_storage(self) -> RolloutStorage:
-        views = self._observation_views(self.sims[0])
+        views = visual_observations(self.sims[0])
         shapes = {k: (tuple(v.shape[1:]), v.dtype) for k, v in views.items()}
         shapes[POINTGOAL] = ((2,), torch.float32)
         state_shape = (self.policy.state_layers, self.config.num_envs, self.config.hidden_size)
@@ -152,7 +149,7 @@ class Trainer:
         self.storage.initial_state.zero_()
 
     def _observation(self) -> dict[str, torch.Tensor]:
-        parts = [self._observation_views(sim) for sim in self.sims]
+        parts = [visual_observations(sim) for sim in self.sims]
         obs = {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
         goals = np.concatenate([np.asarray(sim.pointgoal) for sim in self.sims])
         obs[POINTGOAL] = torch.from_numpy(goals).to(self.device)
@@ -242,7 +239,7 @@ class Trainer:
         reward = torch.from_numpy(np.array(sim.reward)).to(self.device)
         storage.insert_step(t, action, log_prob, value, reward, done, envs)
         previous = torch.where(done.bool(), torch.full_like(action, NO_ACTION), action)
-        obs = self._observation_views(sim)
+        obs = visual_observations(sim)
         obs[POINTGOAL] = torch.from_numpy(np.array(sim.pointgoal)).to(self.device)
         storage.insert_observation(t + 1, obs, previous, 1.0 - done, envs)
 
@@ -284,6 +281,7 @@ class Trainer:
         )
         self.storage.start_next(self.state)
         finished = time.perf_counter()
+        self.wall_s += finished - started
         self.updates += 1
         self.frames += config.frames_per_update * self.world
         stats |= {
