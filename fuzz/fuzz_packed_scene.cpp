@@ -5,8 +5,10 @@
 // batchsim::Error; a crash, a sanitizer report or any other exception is a bug.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 
+#include "assets/bvh.hpp"
 #include "assets/packed_scene.hpp"
 #include "core/check.hpp"
 
@@ -28,6 +30,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             sum += texture.name.size() + texture.pixels.back();
         }
         for (const auto& chunk : scene.chunks()) sum += scene.materials()[chunk.material].pad0;
+        // Walk the BVH as trace.comp would: validation must keep it in bounds and in depth.
+        const auto hit = batchsim::assets::closest_hit(
+            scene.bvh_nodes(), scene.bvh_triangles(), {0.25f, 1.0f, 0.25f}, {0.1f, -1.0f, 0.2f},
+            0.0f, std::numeric_limits<float>::infinity());
+        if (hit) sum += scene.materials()[scene.bvh_triangles()[hit->triangle].material].pad0;
+        sum += batchsim::assets::bvh_depth(scene.bvh_nodes());
         g_sink = sum;
     } catch (const batchsim::Error&) {
         // Rejected: what the fuzzer wants to see for every malformed input.

@@ -1,4 +1,4 @@
-// Writes the seed corpus of fuzz_packed_scene: small valid packed scenes (about 1 KB), each
+// Writes the seed corpus of fuzz_packed_scene: small valid packed scenes (1 to 5 KB), each
 // after the harness's selector byte (0 verifies checksums, 1 skips them).
 // Usage: make_seeds OUT_DIR (`make fuzz-seeds`).
 #include <array>
@@ -43,6 +43,27 @@ SceneData textured_quad() {
     return scene;
 }
 
+// A 4 x 4 quad floor (32 triangles): its BVH has inner nodes, unlike the one-leaf seeds.
+SceneData grid() {
+    SceneData scene = triangle();
+    scene.vertices.clear();
+    scene.indices.clear();
+    for (int z = 0; z <= 4; ++z) {
+        for (int x = 0; x <= 4; ++x)
+            scene.vertices.push_back({float(x), 0, float(z), 0, 1, 0, 0.25f * x, 0.25f * z});
+    }
+    for (std::uint32_t z = 0; z < 4; ++z) {
+        for (std::uint32_t x = 0; x < 4; ++x) {
+            const std::uint32_t a = z * 5 + x, b = a + 1, c = a + 5, d = c + 1;
+            scene.indices.insert(scene.indices.end(), {a, c, b, b, c, d});
+        }
+    }
+    scene.chunks = {{0, 0, 0, 0, 4, 0, 4, 96, 0, 0, 0, 0}};
+    scene.bounds = {{0, 0, 0}, {4, 0, 4}};
+    scene.source = "seed/grid.glb";
+    return scene;
+}
+
 void write_seed(const std::filesystem::path& path, const SceneData& scene, std::uint8_t selector) {
     const std::vector<std::uint8_t> file = batchsim::assets::pack_scene(scene);
     const std::array<std::span<const std::uint8_t>, 2> parts{std::span{&selector, 1},
@@ -63,6 +84,8 @@ int main(int argc, char** argv) {
         write_seed(dir / "triangle.verify", triangle(), 0);
         write_seed(dir / "textured_quad.verify", textured_quad(), 0);
         write_seed(dir / "textured_quad.skip", textured_quad(), 1);
+        write_seed(dir / "grid.verify", grid(), 0);
+        write_seed(dir / "grid.skip", grid(), 1);
     } catch (const std::exception& error) {
         std::fprintf(stderr, "make_seeds: %s\n", error.what());
         return 1;

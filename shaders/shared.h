@@ -135,6 +135,108 @@ struct RasterParams {
     ViewParams view;
 };
 
+// ---- compute renderer: ray casting over per-scene BVHs (trace.comp, shade.comp) ----
+
+// A BVH2 node that holds both children's boxes (Aila & Laine 2009): one 64-byte fetch tests
+// both. A child is a leaf when its count has kBvhLeaf set; then `left`/`right` is its first
+// BvhTriangle and count & ~kBvhLeaf its triangle count (0 for the empty child of a scene
+// with one leaf: a ray may enter its box, min 1 > max -1, but finds nothing). Otherwise the
+// child is the index of its node, always greater than its parent's (nodes are in depth-first
+// order). Node 0 is the root.
+BATCHSIM_GPU_CONST(uint, kBvhLeaf, 0x80000000u);
+// Deepest node level the builder produces and the loader accepts: the traversal stack of
+// trace.comp holds one entry per level.
+#define BATCHSIM_BVH_MAX_DEPTH 64
+struct BvhNode {
+    float left_min_x, left_min_y, left_min_z;
+    uint left;
+    float left_max_x, left_max_y, left_max_z;
+    uint left_count;
+    float right_min_x, right_min_y, right_min_z;
+    uint right;
+    float right_max_x, right_max_y, right_max_z;
+    uint right_count;
+};
+
+// A triangle in BVH leaf order: its corners copied from the scene, so a leaf's triangles
+// are one contiguous read; the scene triangle it is (indices[3 * triangle ..]) for texture
+// coordinates, and its material.
+struct BvhTriangle {
+    float ax, ay, az;
+    uint triangle;
+    float bx, by, bz;
+    uint material;
+    float cx, cy, cz;
+    uint pad0;
+};
+
+// Threads per trace/shade workgroup: an 8 x 8 pixel tile of one view, so neighbouring rays
+// of a warp walk the same nodes.
+#define BATCHSIM_TRACE_TILE 8
+
+// Per resident place, what trace.comp reads; zero addresses for an empty place.
+struct TraceScene {
+    uint64_t nodes;      // BvhNode[]
+    uint64_t triangles;  // BvhTriangle[]
+};
+
+// The closest hit of one pixel's ray, for the shading pass: triangle kTraceMiss where the
+// ray hit nothing between the near and far planes.
+BATCHSIM_GPU_CONST(uint, kTraceMiss, 0xffffffffu);
+struct TraceHit {
+    uint triangle;      // BvhTriangle index in the place's scene
+    uint barycentrics;  // (b1, b2) of the hit as two unorm16 (packUnorm2x16)
+    float depth;        // view-axis distance in metres
+    uint pad0;
+};
+
+// Pixel p of view v (v counted from the batch's first view) is element
+// (first_view + v) * width * height + p of the depth, hit and colour arrays.
+struct TraceParams {
+    uint64_t poses;   // CameraPose[]: all views of the renderer
+    uint64_t scenes;  // TraceScene[place_count]
+    uint64_t depth;   // float32[views][height][width], or 0 when depth is not an output
+    uint64_t hits;    // TraceHit[views][height][width], or 0 when rgb is not an output
+    uint64_t rgb;     // uint32 (RGBA8)[views][height][width]: misses written black here
+    uint first_view;
+    uint view_count;
+    uint width;
+    uint height;
+    float tan_half_x;
+    float tan_half_y;
+    float near_plane;
+    float far_plane;
+    uint place_count;
+    uint pad0;
+};
+
+struct ShadeParams {
+    uint64_t poses;      // CameraPose[]: all views of the renderer
+    uint64_t hits;       // TraceHit[views][height][width] from trace.comp
+    uint64_t rgb;        // uint32 (RGBA8)[views][height][width]
+    uint64_t triangles;  // BvhTriangle[] of the place's scene
+    uint64_t indices;    // uint32[] of the place's scene
+    uint64_t vertices;   // Vertex[] of the place's scene
+    uint64_t materials;  // Material[] of the place's scene
+    uint first_view;
+    uint view_count;
+    uint width;
+    uint height;
+    float tan_half_x;
+    float tan_half_y;
+    float pixel_spread;  // ray cone spread angle per pixel (radians)
+    uint place;          // only views of this place are shaded
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(BvhNode) == 64 && offsetof(BvhNode, right_min_x) == 32);
+static_assert(offsetof(BvhNode, left_count) == 28 && offsetof(BvhNode, right_count) == 60);
+static_assert(sizeof(BvhTriangle) == 48 && offsetof(BvhTriangle, material) == 28);
+static_assert(sizeof(TraceScene) == 16 && sizeof(TraceHit) == 16);
+static_assert(sizeof(TraceParams) == 80 && offsetof(TraceParams, first_view) == 40);
+static_assert(sizeof(ShadeParams) == 88 && offsetof(ShadeParams, first_view) == 56);
+#endif
+
 #ifdef __cplusplus
 static_assert(sizeof(DrawCommand) == 20 && sizeof(DrawInfo) == 8);
 static_assert(sizeof(ViewParams) == 48);

@@ -14,6 +14,7 @@
 #include <limits>
 #include <new>
 
+#include "assets/bvh.hpp"
 #include "assets/packed_scene_format.hpp"
 #include "core/check.hpp"
 #include "core/file_io.hpp"
@@ -159,7 +160,7 @@ std::vector<packed::TextureRecord> texture_records(const SceneData& scene) {
     return records;
 }
 
-void add_sections(FileBuilder& file, const SceneData& scene) {
+void add_sections(FileBuilder& file, const SceneData& scene, const Bvh& bvh) {
     const packed::InfoRecord info = info_of(scene);
     const std::string strings = strings_of(scene);
     const auto records = texture_records(scene);
@@ -168,6 +169,8 @@ void add_sections(FileBuilder& file, const SceneData& scene) {
     file.add(SectionKind::Indices, bytes_of(std::span{scene.indices}));
     file.add(SectionKind::Chunks, bytes_of(std::span{scene.chunks}));
     file.add(SectionKind::Materials, bytes_of(std::span{scene.materials}));
+    file.add(SectionKind::BvhNodes, bytes_of(std::span{bvh.nodes}));
+    file.add(SectionKind::BvhTriangles, bytes_of(std::span{bvh.triangles}));
     file.add(SectionKind::TextureTable, bytes_of(std::span{records}));
     file.begin(SectionKind::TexturePixels);
     for (std::size_t i = 0; i < records.size(); ++i) {
@@ -203,11 +206,21 @@ std::size_t read_all(int fd, std::span<std::uint8_t> out, const std::filesystem:
     return done;
 }
 
+// The scene's BVH; geometry it cannot be built from is the caller's InvalidArgument.
+Bvh bvh_of(const SceneData& scene) {
+    try {
+        return build_bvh(scene.vertices, scene.indices, scene.chunks);
+    } catch (const Error& error) {
+        throw Error(error.kind(), str("cannot pack scene '", scene.source, "': ", error.what()));
+    }
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> pack_scene(const SceneData& scene) {
-    FileBuilder file(scene.navmesh.empty() ? 8 : 9);
-    add_sections(file, scene);
+    const auto section_count = std::uint32_t(packed::kKindCount - (scene.navmesh.empty() ? 1 : 0));
+    FileBuilder file(section_count);
+    add_sections(file, scene, bvh_of(scene));
     std::vector<std::uint8_t> bytes = file.finish();
     try {  // never write a file that would not load
         packed::validate(bytes, ChecksumPolicy::Skip, str("for scene '", scene.source, "'"));
@@ -307,6 +320,14 @@ TextureView PackedScene::texture(std::size_t i) const {
 
 std::span<const std::uint8_t> PackedScene::navmesh() const {
     return section(std::uint32_t(SectionKind::NavMesh));
+}
+
+std::span<const gpu::BvhNode> PackedScene::bvh_nodes() const {
+    return packed::as_array<gpu::BvhNode>(section(std::uint32_t(SectionKind::BvhNodes)));
+}
+
+std::span<const gpu::BvhTriangle> PackedScene::bvh_triangles() const {
+    return packed::as_array<gpu::BvhTriangle>(section(std::uint32_t(SectionKind::BvhTriangles)));
 }
 
 SceneData PackedScene::to_scene_data() const {

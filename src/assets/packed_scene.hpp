@@ -1,13 +1,13 @@
-// The packed scene file: a whole scene (geometry, chunks, materials, textures, navmesh) in
-// one file that loads with one read into one aligned buffer and no parsing. Records are
+// The packed scene file: a whole scene (geometry, chunks, materials, textures, navmesh, BVH)
+// in one file that loads with one read into one aligned buffer and no parsing. Records are
 // declared in packed_scene_format.hpp.
 //
-// Layout, version 1, little-endian, every offset from the start of the file:
+// Layout, version 2, little-endian, every offset from the start of the file:
 //
 //   0    Header (64 bytes)
 //          char[8]  magic "BSSCENE\0"
-//          u32      version = 1
-//          u32      section_count (at most one section of each kind: <= 9)
+//          u32      version = 2
+//          u32      section_count (at most one section of each kind: <= 11)
 //          u64      file_size, the exact size of the file
 //          u32      table_crc32: zlib crc32 of the section table
 //          u32      header_crc32: crc32 of these 64 bytes with this field zeroed
@@ -36,16 +36,28 @@
 //   7     texture pixels  u8                       RGBA8 mip chains, each at a multiple of 64
 //   8     navmesh         u8                       Habitat .navmesh image, opaque; optional
 //   9     strings         u8                       names, referenced by (offset, length)
+//   10    bvh nodes       shared.h BvhNode (64)    >= 1, depth-first (inner children after
+//                                                  their parent, node 0 the root), at most
+//                                                  BATCHSIM_BVH_MAX_DEPTH nodes on a path,
+//                                                  leaf ranges inside bvh triangles and
+//                                                  together covering each exactly once
+//   11    bvh triangles   shared.h BvhTriangle(48) index_count / 3: corners (finite), scene
+//                                                  triangle (< index_count / 3, each once),
+//                                                  material (< material_count), pad zero
 //
-// Kinds 1-7 and 9 are required (possibly empty: a scene without textures has empty texture
-// sections). A kind this build does not know is rejected, not skipped: version 1 defines
-// every kind, and a later writer that adds one must bump the version, so that no reader
-// silently drops data the writer meant it to use.
+// Kinds 1-7, 9, 10 and 11 are required (possibly empty: a scene without textures has empty
+// texture sections). A kind this build does not know is rejected, not skipped: each
+// version defines every kind, and a writer that adds one bumps the version (2 added the
+// BVH), so that no reader silently drops data the writer meant it to use. The writer
+// builds the BVH from the geometry every time (assets/bvh.hpp; SceneData does not carry
+// it), deterministically, so that packing a loaded scene again gives the same bytes.
 //
 // Loading validates everything before anything is used, and throws Error(CorruptData)
 // naming the file and what is wrong: magic, version, sizes, checksums, the section table
 // (bounds, alignment, overlap, duplicates, element sizes), counts, index and material
-// ranges, chunk coverage, texture sizes against their mip chains, finite floats.
+// ranges, chunk coverage, texture sizes against their mip chains, finite floats, the BVH's
+// structure (in linear time; nothing is rebuilt). Other versions are rejected: a version 1
+// file (no BVH) with the advice to re-import the scene or rebuild procedural scenes.
 #pragma once
 
 #include <array>
@@ -69,6 +81,11 @@ void write_packed_scene(const std::filesystem::path& path, const SceneData& scen
 
 // The bytes write_packed_scene writes, in memory (tests and fuzz seeds).
 std::vector<std::uint8_t> pack_scene(const SceneData& scene);
+
+// Section kinds this build reads (packed_scene_format.hpp names them).
+namespace packed {
+inline constexpr std::size_t kKindCount = 11;
+}
 
 // Skip exists only so that a fuzzer reaches the structural checks behind the checksums.
 enum class ChecksumPolicy { Verify, Skip };
@@ -101,11 +118,14 @@ public:
     // Throws Error(InvalidArgument) if i >= texture_count().
     [[nodiscard]] TextureView texture(std::size_t i) const;
     [[nodiscard]] std::span<const std::uint8_t> navmesh() const;  // empty if none
+    [[nodiscard]] std::span<const gpu::BvhNode> bvh_nodes() const;
+    [[nodiscard]] std::span<const gpu::BvhTriangle> bvh_triangles() const;
     [[nodiscard]] const Bounds& bounds() const { return bounds_; }
     [[nodiscard]] std::string_view source() const;
     [[nodiscard]] std::size_t file_bytes() const { return size_; }
 
-    // A deep copy (round-trip tests, tools that edit a scene).
+    // A deep copy (round-trip tests, tools that edit a scene), without the BVH: packing
+    // the copy builds it again.
     [[nodiscard]] SceneData to_scene_data() const;
 
 private:
@@ -119,7 +139,8 @@ private:
 
     std::unique_ptr<std::uint8_t[], FreeAligned> buffer_;
     std::size_t size_ = 0;
-    std::array<std::span<const std::uint8_t>, 9> sections_;  // by kind - 1; empty if absent
+    std::array<std::span<const std::uint8_t>, packed::kKindCount>
+        sections_;  // by kind - 1; empty if absent
     Bounds bounds_;
     std::string_view source_;
 };

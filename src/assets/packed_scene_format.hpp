@@ -19,7 +19,8 @@ namespace batchsim::assets::packed {
 static_assert(std::endian::native == std::endian::little, "packed scenes are little-endian");
 
 inline constexpr std::array<char, 8> kMagic{'B', 'S', 'S', 'C', 'E', 'N', 'E', '\0'};
-inline constexpr std::uint32_t kVersion = 1;
+// Version 2 added the BVH sections (kinds 10 and 11).
+inline constexpr std::uint32_t kVersion = 2;
 // Every section starts at a multiple of this: a cache line, more than any element needs,
 // and what SIMD loads and GPU staging copies like. Pages (4096) would waste up to 36 KiB
 // in small scenes and buy nothing, since the file is read or mapped whole.
@@ -40,10 +41,12 @@ enum class SectionKind : std::uint32_t {
     TexturePixels = 7,  // RGBA8 mip chains, each starting at a multiple of kAlignment
     NavMesh = 8,        // opaque Habitat .navmesh image (optional section)
     Strings = 9,        // UTF-8 bytes referenced by (offset, length) pairs; no terminators
+    BvhNodes = 10,      // BvhNode[node_count >= 1], depth-first, node 0 the root
+    BvhTriangles = 11,  // BvhTriangle[index_count / 3], in leaf order
 };
 inline constexpr std::uint32_t kFirstKind = 1;
-inline constexpr std::uint32_t kLastKind = 9;
-inline constexpr std::size_t kKindCount = kLastKind - kFirstKind + 1;
+inline constexpr std::uint32_t kLastKind = 11;
+static_assert(kKindCount == kLastKind - kFirstKind + 1);
 
 struct Header {
     std::array<char, 8> magic;
@@ -58,7 +61,7 @@ static_assert(sizeof(Header) == 64 && offsetof(Header, header_crc32) == 28);
 
 struct SectionEntry {
     std::uint32_t kind;   // SectionKind
-    std::uint32_t flags;  // zero in version 1
+    std::uint32_t flags;  // zero
     std::uint64_t offset;
     std::uint64_t size;
     std::uint32_t crc32;         // of the section's size bytes
@@ -103,6 +106,8 @@ constexpr std::uint32_t element_size(SectionKind kind) {
         case SectionKind::Chunks: return sizeof(MeshChunk);
         case SectionKind::Materials: return sizeof(Material);
         case SectionKind::TextureTable: return sizeof(TextureRecord);
+        case SectionKind::BvhNodes: return sizeof(gpu::BvhNode);
+        case SectionKind::BvhTriangles: return sizeof(gpu::BvhTriangle);
         default: return 1;
     }
 }
@@ -119,6 +124,8 @@ constexpr std::string_view section_name(SectionKind kind) {
         case SectionKind::TexturePixels: return "texture pixels";
         case SectionKind::NavMesh: return "navmesh";
         case SectionKind::Strings: return "strings";
+        case SectionKind::BvhNodes: return "bvh nodes";
+        case SectionKind::BvhTriangles: return "bvh triangles";
     }
     return "unknown";
 }
@@ -157,5 +164,10 @@ struct Validated {
 // aligned to 8 bytes at least.
 Validated validate(std::span<const std::uint8_t> file, ChecksumPolicy checksums,
                    std::string_view origin);
+
+// The BVH part of validate (packed_scene_validate_bvh.cpp), run once the other sections
+// are known to be sound: counts, child and leaf ranges, depth, exactly-once coverage of
+// the triangles, their scene triangles, materials and corners. O(nodes + triangles).
+void validate_bvh(const Validated& validated, std::string_view origin);
 
 }  // namespace batchsim::assets::packed

@@ -62,7 +62,11 @@ void check_header_fields(const Context& ctx, const Header& header) {
         fail(ctx, str("bad magic: expected 'BSSCENE', got ", quoted(header.magic)));
     if (header.version != kVersion)
         fail(ctx, str("unsupported version ", header.version, " (this build reads version ",
-                      kVersion, ")"));
+                      kVersion, ")",
+                      header.version < kVersion
+                          ? ": re-import the scene (batchsim import) or rebuild procedural "
+                            "scenes (batchsim procgen)"
+                          : ": it was written by a newer batchsim"));
     if (ctx.checksums == ChecksumPolicy::Verify) {
         Header zeroed = header;
         zeroed.header_crc32 = 0;
@@ -377,6 +381,7 @@ Validated validate(std::span<const std::uint8_t> file, ChecksumPolicy checksums,
                       " records, expected 1"));
     out.info = record<InfoRecord>(info, 0);
     check_contents(ctx, out);
+    validate_bvh(out, origin);
     return out;
 }
 

@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include "assets/bvh.hpp"
 #include "assets/packed_scene.hpp"
 #include "assets/scene_build.hpp"
 #include "bindings/arrays.hpp"
@@ -112,6 +113,12 @@ void bind_scene_class(py::module_& m) {
         .def_property_readonly("texture_count", &assets::PackedScene::texture_count)
         .def_property_readonly("chunk_count", [](const Scene& s) { return s->chunks().size(); })
         .def_property_readonly("has_navmesh", [](const Scene& s) { return !s->navmesh().empty(); })
+        .def_property_readonly(
+            "bvh_node_count", [](const Scene& s) { return s->bvh_nodes().size(); },
+            "Nodes of the scene's ray-casting BVH (two child boxes each; at least 1).")
+        .def_property_readonly(
+            "bvh_depth", [](const Scene& s) { return assets::bvh_depth(s->bvh_nodes()); },
+            "Nodes on the BVH's longest root-to-node path (at most 64, the GPU stack size).")
         .def_property_readonly("bounds",
                                [](const Scene& s) {
                                    return py::make_tuple(to_numpy(s->bounds().min),

@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "assets/bvh.hpp"
 #include "assets/packed_scene_format.hpp"
 #include "core/check.hpp"
 #include "core/file_io.hpp"
 #include "core/strings.hpp"
+#include "packed_scene_test_utils.hpp"
 
 namespace fs = std::filesystem;
 using batchsim::Error;
@@ -21,6 +23,11 @@ using batchsim::assets::ChecksumPolicy;
 using batchsim::assets::PackedScene;
 using batchsim::assets::SceneData;
 namespace packed = batchsim::assets::packed;
+using batchsim::test::find_entry;
+using batchsim::test::require_corrupt;
+using batchsim::test::require_structural;
+using batchsim::test::set_entry;
+using batchsim::test::with;
 using packed::SectionKind;
 
 namespace {
@@ -54,60 +61,6 @@ bool same_bytes(std::span<const T> a, const std::vector<T>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size_bytes()) == 0;
 }
 
-// Index and contents of the table entry of `kind`.
-std::pair<std::size_t, packed::SectionEntry> find_entry(const std::vector<std::uint8_t>& file,
-                                                        SectionKind kind) {
-    packed::Header header;
-    std::memcpy(&header, file.data(), sizeof(header));
-    for (std::size_t i = 0; i < header.section_count; ++i) {
-        packed::SectionEntry entry;
-        std::memcpy(&entry, file.data() + 64 + i * 32, sizeof(entry));
-        if (entry.kind == static_cast<std::uint32_t>(kind)) return {i, entry};
-    }
-    FAIL("no section of kind " << static_cast<int>(kind));
-    return {};
-}
-
-void set_entry(std::vector<std::uint8_t>& file, std::size_t index,
-               const packed::SectionEntry& entry) {
-    std::memcpy(file.data() + 64 + index * 32, &entry, sizeof(entry));
-}
-
-// Overwrites element `i` of the section of `kind`, seen as an array of T, through `edit`.
-template <typename T, typename Edit>
-void edit_element(std::vector<std::uint8_t>& file, SectionKind kind, std::size_t i, Edit edit) {
-    const auto entry = find_entry(file, kind).second;
-    T value;
-    std::memcpy(&value, file.data() + entry.offset + i * sizeof(T), sizeof(T));
-    edit(value);
-    std::memcpy(file.data() + entry.offset + i * sizeof(T), &value, sizeof(T));
-}
-
-template <typename T, typename Edit>
-std::vector<std::uint8_t> with(std::vector<std::uint8_t> file, SectionKind kind, std::size_t i,
-                               Edit edit) {
-    edit_element<T>(file, kind, i, edit);
-    return file;
-}
-
-void require_corrupt(std::span<const std::uint8_t> file, const std::string& needle,
-                     ChecksumPolicy policy = ChecksumPolicy::Verify) {
-    try {
-        (void)PackedScene::from_bytes(file, policy);
-        FAIL("loaded, expected CorruptData containing: " << needle);
-    } catch (const Error& error) {
-        CHECK(error.kind() == Error::Kind::CorruptData);
-        CHECK_THAT(error.what(), Catch::Contains(needle));
-    }
-}
-
-// A structural corruption must be caught behind valid checksums and without checksums.
-void require_structural(std::vector<std::uint8_t> file, const std::string& needle) {
-    require_corrupt(file, needle, ChecksumPolicy::Skip);
-    packed::seal(file);
-    require_corrupt(file, needle, ChecksumPolicy::Verify);
-}
-
 fs::path fresh_dir(const char* name) {
     fs::path dir = fs::temp_directory_path() / "batchsim_test_packed_scene" / name;
     fs::remove_all(dir);
@@ -139,8 +92,18 @@ TEST_CASE("a packed scene round-trips every field", "[packed_scene]") {
     CHECK(loaded.bounds().max == scene.bounds.max);
     CHECK(loaded.source() == "synthetic/quad.glb");
 
+    // The BVH is built at packing: one leaf root for two triangles, as build_bvh makes it.
+    const auto bvh = batchsim::assets::build_bvh(scene.vertices, scene.indices, scene.chunks);
+    CHECK(same_bytes(loaded.bvh_nodes(), bvh.nodes));
+    CHECK(same_bytes(loaded.bvh_triangles(), bvh.triangles));
+    CHECK(loaded.bvh_nodes().size() == 1);
+
+    // The copy drops the BVH; packing it again rebuilds the same bytes.
     const SceneData copy = loaded.to_scene_data();
     CHECK(batchsim::assets::pack_scene(copy) == batchsim::assets::pack_scene(scene));
+    const PackedScene again = PackedScene::from_bytes(batchsim::assets::pack_scene(copy));
+    CHECK(same_bytes(again.bvh_nodes(), bvh.nodes));
+    CHECK(same_bytes(again.bvh_triangles(), bvh.triangles));
     CHECK(copy.textures[0].name == "wood.png");
     CHECK(copy.navmesh == scene.navmesh);
     CHECK_THROWS_AS(loaded.texture(1), Error);
@@ -156,6 +119,8 @@ TEST_CASE("packed scene spans are 64-byte aligned and zero-copy", "[packed_scene
     CHECK(aligned(loaded.materials().data()) == 0);
     CHECK(aligned(loaded.texture(0).pixels.data()) == 0);
     CHECK(aligned(loaded.navmesh().data()) == 0);
+    CHECK(aligned(loaded.bvh_nodes().data()) == 0);
+    CHECK(aligned(loaded.bvh_triangles().data()) == 0);
     // Views point into one buffer and survive a move of the owner.
     const auto* vertices = loaded.vertices().data();
     const PackedScene moved = std::move(loaded);
@@ -257,7 +222,13 @@ TEST_CASE("header corruption is caught", "[packed_scene]") {
     require_corrupt(magic, "bad magic: expected 'BSSCENE', got 'XSSCENE\\x01'");
     auto version = good;
     version[8] = 7;
-    require_corrupt(version, "unsupported version 7 (this build reads version 1)");
+    require_corrupt(version,
+                    "unsupported version 7 (this build reads version 2): it was written by a "
+                    "newer batchsim");
+    version[8] = 1;  // before the BVH sections
+    require_corrupt(version,
+                    "unsupported version 1 (this build reads version 2): re-import the scene "
+                    "(batchsim import) or rebuild procedural scenes (batchsim procgen)");
     auto header = good;
     header[20] ^= 1;  // file_size
     require_corrupt(header, "header checksum mismatch");
@@ -267,7 +238,7 @@ TEST_CASE("header corruption is caught", "[packed_scene]") {
     require_structural(reserved, "header reserved bytes are not zero");
     auto count = good;
     count[12] = 100;
-    require_structural(count, "section count 100 out of range [1, 9]");
+    require_structural(count, "section count 100 out of range [1, 11]");
 }
 
 TEST_CASE("table and section corruption is caught by checksums", "[packed_scene]") {

@@ -48,6 +48,23 @@ def test_gltf_import_keeps_triangles_texture_and_chunks(tmp_path):
     np.testing.assert_array_equal(again.positions(), positions)
 
 
+def test_imported_scenes_carry_a_bvh_within_the_gpu_stack_depth(tmp_path):
+    scene = batchsim.import_scene(SPIDER_OBJ, tmp_path / "spider.bsscene", bake_navmesh=False)
+    assert 1 <= scene.bvh_node_count < scene.triangle_count  # leaves hold 1-4 triangles
+    assert 1 < scene.bvh_depth <= 64
+    box = batchsim.import_scene(BOX_GLTF, tmp_path / "box.bsscene", bake_navmesh=False)
+    assert box.bvh_node_count >= 1 and 1 <= box.bvh_depth <= 64
+
+
+def test_version_1_scene_files_ask_for_a_reimport(tmp_path):
+    path = tmp_path / "old.bsscene"
+    batchsim.import_scene(BOX_GLTF, path, bake_navmesh=False)
+    data = path.read_bytes()
+    path.write_bytes(data[:8] + struct.pack("<I", 1) + data[12:])
+    with pytest.raises(batchsim.FormatError, match=r"unsupported version 1 .*re-import the scene"):
+        batchsim.Scene.load(path)
+
+
 def test_obj_import_bakes_a_navmesh_that_survives_the_packed_file(tmp_path):
     faces = sum(
         len(line.split()) - 3
