@@ -48,12 +48,6 @@ vec4 sample_texture(uint index, vec2 uv, vec2 dx, vec2 dy) {
     }
     return vec4(1.0);
 }
-
-vec3 srgb_encode(vec3 linear) {
-    const vec3 low = linear * 12.92;
-    const vec3 high = 1.055 * pow(linear, vec3(1.0 / 2.4)) - 0.055;
-    return mix(high, low, lessThanEqual(linear, vec3(0.0031308)));
-}
 #endif
 
 void main() {

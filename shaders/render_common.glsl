@@ -1,4 +1,4 @@
-// Shared by the raster renderer's shaders: buffer references and camera transforms.
+// Shared by both renderers' shaders: buffer references, camera transforms, colour encoding.
 // Conventions (tests/python/raycast_reference.py): the camera looks along its -z, +y up,
 // +x right; CameraPose's quaternion maps the camera frame to the world.
 
@@ -34,4 +34,11 @@ vec3 rotate(vec4 q, vec3 v) {
 vec3 to_camera(CameraPose pose, vec3 world) {
     const vec4 inverse = vec4(-pose.qx, -pose.qy, -pose.qz, pose.qw);
     return rotate(inverse, world - vec3(pose.x, pose.y, pose.z));
+}
+
+// Linear colour to the sRGB encoding the colour output holds.
+vec3 srgb_encode(vec3 linear) {
+    const vec3 low = linear * 12.92;
+    const vec3 high = 1.055 * pow(linear, vec3(1.0 / 2.4)) - 0.055;
+    return mix(high, low, lessThanEqual(linear, vec3(0.0031308)));
 }

@@ -72,6 +72,7 @@ def _self_test() -> bool:
         f"({context.device_info['name']}): {'ok' if ok else 'FAILED'} "
         f"({count} floats, zero-copy {same_memory}, {elapsed_ms:.1f} ms)"
     )
+    print(f"Renderer: backend='auto' uses '{context.render_backend}' on this device")
     return ok
 
 

@@ -80,7 +80,9 @@ class Simulator(PointNavSim):
     """N PointNav environments stepped and rendered together.
 
     sensors: "depth" and/or "rgb". resolution: (height, width) of every view. hfov: the
-    horizontal field of view in degrees. device: "cpu", "cuda:N" or None (see
+    horizontal field of view in degrees. backend: the renderer's, "raster", "compute" (ray
+    casting over per-scene BVHs) or "auto" (the device's best; ``batchsim doctor`` names
+    it); both give the same images. device: "cpu", "cuda:N" or None (see
     :func:`make_context`); or pass a ``context`` to share one between simulators. The
     other options are PointNavSim's.
     """
@@ -93,6 +95,7 @@ class Simulator(PointNavSim):
         sensors: Sequence[str] = ("depth",),
         resolution: int | tuple[int, int] = (64, 64),
         hfov: float = 90.0,
+        backend: str = "auto",
         device: str | None = None,
         context: _core.Context | None = None,
         **options,
@@ -100,6 +103,7 @@ class Simulator(PointNavSim):
         self.sensors = _check_sensors(sensors)
         self.resolution = _check_resolution(resolution)
         self.hfov = float(hfov)
+        self.backend = backend
         self.context = context if context is not None else make_context(device)
         super().__init__(dataset, num_envs, **options)
 
@@ -115,6 +119,7 @@ class Simulator(PointNavSim):
             hfov=self.hfov,
             depth="depth" in self.sensors,
             rgb="rgb" in self.sensors,
+            backend=self.backend,
         )
         return self._core.sim
 

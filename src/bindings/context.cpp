@@ -12,6 +12,7 @@
 #include "export/cuda_driver.hpp"
 #include "export/gpu_context.hpp"
 #include "export/tensor.hpp"
+#include "render/batch_renderer.hpp"
 #include "vk/instance.hpp"
 #include "vk/memory.hpp"
 
@@ -146,6 +147,12 @@ export: "auto" (CUDA when possible), "cpu" or "cuda".)doc")
                                    return c.exports_cuda() ? str("cuda:", c.cuda_ordinal())
                                                            : std::string("cpu");
                                })
+        .def_property_readonly(
+            "render_backend",
+            [](const GpuContext& c) {
+                return render::backend_name(render::choose_backend(c.device()));
+            },
+            "the renderer backend backend='auto' picks on this device")
         .def_property_readonly("validation_enabled", &GpuContext::validation_enabled)
         .def_property_readonly("validation_messages", &GpuContext::validation_messages)
         .def("tensor", &make_tensor, py::arg("shape"), py::arg("dtype") = "float32",

@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include "bindings/backend_arg.hpp"
 #include "bindings/bindings.hpp"
 #include "bindings/sim_args.hpp"
 #include "bindings/streams.hpp"
@@ -28,13 +29,14 @@ std::unique_ptr<Simulator> make_simulator(
     const std::string& mode, int scenes_resident, int steps_per_scene, const std::string& geodesic,
     const std::string& autoreset, double loader_bytes_per_second, const sim::TaskConfig& task,
     std::uint32_t width, std::uint32_t height, float hfov, float near_plane, float far_plane,
-    bool depth, bool rgb) {
+    bool depth, bool rgb, const std::string& backend) {
     const sim::SimConfig config =
         sim_config(num_envs, num_threads, seed, mode, scenes_resident, steps_per_scene, geodesic,
                    autoreset, loader_bytes_per_second, task);
     auto episodes =
         episode_set(std::move(scene_paths), scene, start_position, start_rotation, goal);
-    const env::RenderOptions render{width, height, hfov, near_plane, far_plane, depth, rgb};
+    const env::RenderOptions render{width,     height, hfov, near_plane,
+                                    far_plane, depth,  rgb,  parse_backend(backend)};
     py::gil_scoped_release unlocked;
     return std::make_unique<Simulator>(std::move(context), config, std::move(episodes), render);
 }
@@ -69,7 +71,8 @@ void bind_env(py::module_& m) {
              py::arg("task") = sim::TaskConfig{}, py::arg("width") = render.width,
              py::arg("height") = render.height, py::arg("hfov") = render.hfov_degrees,
              py::arg("near") = render.near_plane, py::arg("far") = render.far_plane,
-             py::arg("depth") = render.depth, py::arg("rgb") = render.rgb)
+             py::arg("depth") = render.depth, py::arg("rgb") = render.rgb,
+             py::arg("backend") = "auto")
         .def_property_readonly(
             "sim", [](Simulator& s) -> sim::BatchSim& { return s.sim(); },
             py::return_value_policy::reference_internal)

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings/arrays.hpp"
+#include "bindings/backend_arg.hpp"
 #include "bindings/bindings.hpp"
 #include "bindings/streams.hpp"
 #include "render/batch_renderer.hpp"
@@ -47,21 +48,35 @@ std::vector<gpu::CameraPose> camera_poses(std::size_t views, const FloatArray& p
 
 void bind_render(py::module_& m) {
     py::class_<BatchRenderer, std::shared_ptr<BatchRenderer>>(
-        m, "BatchRenderer", "Every view of a batch in one submission (raster backend).")
+        m, "BatchRenderer",
+        "Every view of a batch in one submission; backend 'raster', 'compute' (ray casting) "
+        "or 'auto' (see batchsim doctor).")
         .def(py::init([](std::shared_ptr<GpuContext> context, std::uint32_t views,
                          std::uint32_t width, std::uint32_t height, float hfov, float near_plane,
                          float far_plane, std::uint32_t places, std::uint32_t batches, bool depth,
-                         bool rgb) {
+                         bool rgb, const std::string& backend) {
+                 const render::RendererConfig config{views,
+                                                     width,
+                                                     height,
+                                                     hfov,
+                                                     near_plane,
+                                                     far_plane,
+                                                     places,
+                                                     batches,
+                                                     depth,
+                                                     rgb,
+                                                     parse_backend(backend)};
                  py::gil_scoped_release unlocked;
-                 return std::make_shared<BatchRenderer>(
-                     std::move(context),
-                     render::RendererConfig{views, width, height, hfov, near_plane, far_plane,
-                                            places, batches, depth, rgb});
+                 return std::make_shared<BatchRenderer>(std::move(context), config);
              }),
              py::arg("context"), py::arg("views"), py::kw_only(), py::arg("width") = 64,
              py::arg("height") = 64, py::arg("hfov") = 90.0f, py::arg("near") = 0.01f,
              py::arg("far") = 1000.0f, py::arg("places") = 2, py::arg("batches") = 1,
-             py::arg("depth") = true, py::arg("rgb") = true)
+             py::arg("depth") = true, py::arg("rgb") = true, py::arg("backend") = "auto")
+        .def_property_readonly(
+            "backend",
+            [](const BatchRenderer& r) { return render::backend_name(r.config().backend); },
+            "the backend in use: 'raster' or 'compute' ('auto' resolved)")
         .def(
             "set_scene",
             [](BatchRenderer& r, std::uint32_t place,

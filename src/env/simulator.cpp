@@ -17,7 +17,8 @@ render::RendererConfig renderer_config(const sim::SimConfig& sim, const RenderOp
             .far_plane = o.far_plane,
             .places = static_cast<std::uint32_t>(2 * sim.scenes_resident),
             .depth = o.depth,
-            .rgb = o.rgb};
+            .rgb = o.rgb,
+            .backend = o.backend};
 }
 
 }  // namespace

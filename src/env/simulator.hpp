@@ -28,6 +28,7 @@ struct RenderOptions {
     float far_plane = 1000.0f;
     bool depth = true;
     bool rgb = false;
+    render::Backend backend = render::Backend::Auto;
 };
 
 class Simulator {

@@ -2,20 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 #include <optional>
 #include <vector>
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
-#include "render/atlas.hpp"
 #include "render/draw_buffers.hpp"
 #include "render/gpu_scene.hpp"
+#include "render/render_backend.hpp"
 #include "render/texture_table.hpp"
 #include "render/view_batches.hpp"
-#include "vk/embedded_shaders.hpp"
-#include "vk/graphics_pipeline.hpp"
-#include "vk/pipeline.hpp"
+#include "vk/command.hpp"
 
 namespace batchsim::render {
 namespace {
@@ -27,44 +24,33 @@ struct Batch {
     std::uint64_t done_at = 0;  // timeline value of its last submission
 };
 
-struct Place {
-    std::optional<GpuScene> scene;
-    PlaceDraws draws;
-};
-
-void require_features(const vk::Device& device) {
-    vk::DeviceFeatures wanted;
-    wanted.graphics_queue = wanted.dynamic_rendering = wanted.synchronization2 = true;
-    wanted.draw_indirect_count = wanted.multi_draw_indirect = true;
-    wanted.shader_draw_parameters = wanted.shader_clip_distance = true;
-    const auto missing = vk::missing_features(device.features, wanted);
-    BATCHSIM_CHECK(missing.empty(), Unsupported,
-                   str("the raster renderer needs ", join(missing), ", which ", device.info.name,
-                       " does not offer"));
-}
-
-const char* fragment_shader(const RendererConfig& config) {
-    if (!config.rgb) return "raster_depth.frag";
-    return config.depth ? "raster.frag" : "raster_rgb.frag";
-}
-
-std::vector<VkFormat> target_formats(const RendererConfig& config) {
-    std::vector<VkFormat> formats;
-    if (config.depth) formats.push_back(kDepthTargetFormat);
-    if (config.rgb) formats.push_back(kColorTargetFormat);
-    return formats;
-}
-
-void memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage,
-                    VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
-                    VkAccessFlags dst_access) {
-    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    barrier.srcAccessMask = src_access;
-    barrier.dstAccessMask = dst_access;
-    vkCmdPipelineBarrier(commands, src_stage, dst_stage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+std::unique_ptr<RenderBackend> create_backend(const vk::Device& device,
+                                              const RendererConfig& config,
+                                              const TextureTable& textures) {
+    if (config.backend == Backend::Compute) return create_compute_backend(device, config, textures);
+    return create_raster_backend(device, config, textures);
 }
 
 }  // namespace
+
+const char* backend_name(Backend backend) {
+    switch (backend) {
+        case Backend::Auto: return "auto";
+        case Backend::Raster: return "raster";
+        case Backend::Compute: return "compute";
+    }
+    return "unknown";
+}
+
+// The rule for Auto. The compute backend needs nothing beyond what every device batchsim
+// runs on has (compute shaders, buffer device addresses, sampled images), and it measured
+// faster than the raster backend everywhere it was compared (benchmarks/RESULTS.md,
+// "Compute renderer"): on the H100/H200, whose graphics front end is the raster backend's
+// limit, and on lavapipe. The raster backend stays selectable for parity checks and for
+// devices where it measures faster.
+Backend choose_backend(const vk::Device& /*device*/) {
+    return Backend::Compute;
+}
 
 void validate(const RendererConfig& c) {
     BATCHSIM_CHECK(c.views >= 1, InvalidArgument, str("views must be >= 1, got ", c.views));
@@ -89,14 +75,11 @@ struct BatchRenderer::Impl {
     std::shared_ptr<GpuContext> context;
     RendererConfig config;
     const vk::Device& device;
-    AtlasLayout layout;
-    AtlasTargets targets;
     TextureTable textures;
-    vk::ComputePipeline cull;
-    vk::GraphicsPipeline raster;
+    std::unique_ptr<RenderBackend> backend;
     vk::Buffer staged_poses;  // CameraPose[views], host-visible: written by submit()
     vk::Buffer poses;         // CameraPose[views], device-local: what the shaders read
-    std::vector<Place> places;
+    std::vector<std::optional<GpuScene>> scenes;  // by place
     VkCommandPool command_pool = VK_NULL_HANDLE;
     std::vector<Batch> batches;
     bool recorded = false;  // the batches' commands match the resident scenes
@@ -107,12 +90,9 @@ struct BatchRenderer::Impl {
     ~Impl();
     void create_objects();
     void release();  // every Vulkan object; safe on a partly built Impl
-    [[nodiscard]] gpu::ViewParams view_params(std::uint32_t view_count) const;
     void record_all();
     void record_batch(std::uint32_t b) const;
     void record_upload(VkCommandBuffer commands, std::uint32_t b) const;
-    void record_culling(VkCommandBuffer commands, std::uint32_t b) const;
-    void record_drawing(VkCommandBuffer commands, std::uint32_t b) const;
     void clear_place(std::uint32_t place);
 
     // Throws Error(InvalidArgument) for an index past the last batch.
@@ -132,41 +112,31 @@ struct BatchRenderer::Impl {
 
 BatchRenderer::Impl::Impl(std::shared_ptr<GpuContext> c, const RendererConfig& cfg)
     : context(std::move(c)), config(cfg), device(context->device()) {
-    require_features(device);
-    layout = atlas_layout(device, config.views, config.width, config.height);
-    places.resize(config.places);
+    if (config.backend == Backend::Auto) config.backend = choose_backend(device);
+    scenes.resize(config.places);
+    const auto n = static_cast<std::int64_t>(config.views);
+    const auto h = static_cast<std::int64_t>(config.height), w = std::int64_t(config.width);
     try {
         create_objects();
+        // The compute backend writes the tensors from shaders: created before recording.
+        if (config.depth) depth = PersistentTensor::create(context, {n, 1, h, w}, DType::Float32);
+        if (config.rgb) rgb = PersistentTensor::create(context, {n, h, w, 4}, DType::UInt8);
     } catch (...) {
         release();
         throw;
     }
-    const auto n = static_cast<std::int64_t>(config.views);
-    const auto h = static_cast<std::int64_t>(config.height), w = std::int64_t(config.width);
-    if (config.depth) depth = PersistentTensor::create(context, {n, 1, h, w}, DType::Float32);
-    if (config.rgb) rgb = PersistentTensor::create(context, {n, h, w, 4}, DType::UInt8);
 }
 
 void BatchRenderer::Impl::create_objects() {
-    targets = create_atlas_targets(device, layout, {.depth = config.depth, .rgb = config.rgb});
     textures = create_texture_table(device, config.places);
-    cull = vk::create_compute_pipeline(device, vk::embedded_shader("cull.comp"),
-                                       sizeof(gpu::CullParams));
-    raster = vk::create_graphics_pipeline(
-        device,
-        {.vertex_spirv = vk::embedded_shader(config.rgb ? "raster.vert" : "raster_depth.vert"),
-         .fragment_spirv = vk::embedded_shader(fragment_shader(config)),
-         .color_formats = target_formats(config),
-         .depth_format = kZBufferFormat,
-         .push_constant_size = sizeof(gpu::RasterParams),
-         .set_layout = textures.layout});
+    backend = create_backend(device, config, textures);
     const VkDeviceSize pose_bytes = VkDeviceSize{config.views} * sizeof(gpu::CameraPose);
     staged_poses = vk::create_buffer(device, {.size = pose_bytes,
                                               .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                               .location = vk::MemoryLocation::HostVisible});
     poses = device_buffer(device, pose_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
     command_pool = create_command_pool(device);
-    const auto ranges = split_views(layout, config.batches);
+    const auto ranges = split_views(config.views, config.batches);
     const auto buffers = allocate_commands(device, command_pool, config.batches);
     for (std::uint32_t b = 0; b < config.batches; ++b)
         batches.push_back({.views = ranges[b], .commands = buffers[b]});
@@ -183,7 +153,7 @@ BatchRenderer::Impl::~Impl() {
 }
 
 void BatchRenderer::Impl::release() {
-    for (std::uint32_t p = 0; p < places.size(); ++p) clear_place(p);
+    for (std::uint32_t p = 0; p < scenes.size(); ++p) clear_place(p);
     destroy_gpu_profile(device, profile);
     // Destroying the pool frees the batches' command buffers.
     if (command_pool != VK_NULL_HANDLE) vkDestroyCommandPool(device.handle, command_pool, nullptr);
@@ -191,22 +161,8 @@ void BatchRenderer::Impl::release() {
     batches.clear();
     vk::destroy_buffer(device, poses);
     vk::destroy_buffer(device, staged_poses);
-    vk::destroy_graphics_pipeline(device, raster);
-    vk::destroy_compute_pipeline(device, cull);
+    backend.reset();
     destroy_texture_table(device, textures);
-    destroy_atlas_targets(device, targets);
-}
-
-gpu::ViewParams BatchRenderer::Impl::view_params(std::uint32_t view_count) const {
-    const float tan_x = std::tan(config.hfov_degrees * std::numbers::pi_v<float> / 360.0f);
-    gpu::ViewParams v{};
-    v.tan_half_x = tan_x;
-    v.tan_half_y = tan_x * static_cast<float>(config.height) / static_cast<float>(config.width);
-    v.near_plane = config.near_plane, v.far_plane = config.far_plane;
-    v.tiles_x = layout.tiles_x, v.tile_width = config.width, v.tile_height = config.height;
-    v.atlas_width = layout.width, v.atlas_height = layout.height;
-    v.view_count = view_count;
-    return v;
 }
 
 // Called with nothing in flight (set_scene waited): re-records every batch.
@@ -226,94 +182,36 @@ void BatchRenderer::Impl::record_batch(std::uint32_t b) const {
     record_timer_mark(commands, profile, b, TimerMark::Start);
     record_upload(commands, b);
     record_timer_mark(commands, profile, b, TimerMark::Uploaded);
-    record_culling(commands, b);
-    record_timer_mark(commands, profile, b, TimerMark::Culled);
-    record_statistics_begin(commands, profile, b);
-    record_drawing(commands, b);
-    record_statistics_end(commands, profile, b);
-    record_timer_mark(commands, profile, b, TimerMark::Drawn);
-    copy_atlas_to_tensors(device, commands, targets, layout, batch.views.first_view,
-                          batch.views.view_count, depth.get(), rgb.get());
-    record_timer_mark(commands, profile, b, TimerMark::Copied);
+    backend->record(commands, {.batch = b,
+                               .views = batch.views,
+                               .poses = poses.address,
+                               .scenes = scenes,
+                               .textures = &textures,
+                               .profile = &profile,
+                               .depth = depth.get(),
+                               .rgb = rgb.get()});
     VK_CHECK(vkEndCommandBuffer(commands));
 }
 
-// The batch's poses from the host-visible copy submit() wrote; its draw counters to zero.
+// The batch's poses from the host-visible copy submit() wrote.
 void BatchRenderer::Impl::record_upload(VkCommandBuffer commands, std::uint32_t b) const {
     const ViewBatch& views = batches[b].views;
     VkBufferCopy region{};
     region.srcOffset = region.dstOffset = VkDeviceSize{views.first_view} * sizeof(gpu::CameraPose);
     region.size = VkDeviceSize{views.view_count} * sizeof(gpu::CameraPose);
     vkCmdCopyBuffer(commands, staged_poses.handle, poses.handle, 1, &region);
-    for (const Place& place : places)
-        if (place.scene)
-            vkCmdFillBuffer(commands, place.draws.count.handle, VkDeviceSize{b} * 4, 4, 0);
-    memory_barrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT,
-                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-}
-
-void BatchRenderer::Impl::record_culling(VkCommandBuffer commands, std::uint32_t b) const {
-    const ViewBatch& views = batches[b].views;
-    for (std::uint32_t p = 0; p < places.size(); ++p) {
-        const Place& place = places[p];
-        if (!place.scene) continue;
-        const VkDeviceSize first_draw = VkDeviceSize{views.first_view} * place.draws.chunks;
-        gpu::CullParams params{};
-        params.poses = poses.address;
-        params.chunks = place.scene->chunks.address;
-        params.draws = place.draws.commands.address + first_draw * sizeof(gpu::DrawCommand);
-        params.draw_infos = place.draws.infos.address + first_draw * sizeof(gpu::DrawInfo);
-        params.draw_count = place.draws.count.address + VkDeviceSize{b} * 4;
-        params.chunk_count = place.scene->chunk_count;
-        params.place = p;
-        params.max_draws = views.view_count * place.draws.chunks;
-        params.first_view = views.first_view;
-        params.view = view_params(views.view_count);
-        const std::uint64_t threads = std::uint64_t{views.view_count} * place.scene->chunk_count;
-        const auto groups = static_cast<std::uint32_t>((threads + BATCHSIM_CULL_GROUP_SIZE - 1) /
-                                                       BATCHSIM_CULL_GROUP_SIZE);
-        vk::dispatch(commands, cull, &params, std::max(groups, 1u));
-    }
-    memory_barrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT,
-                   VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_SHADER_READ_BIT);
-}
-
-void BatchRenderer::Impl::record_drawing(VkCommandBuffer commands, std::uint32_t b) const {
-    const ViewBatch& views = batches[b].views;
-    begin_atlas_rendering(device, commands, targets, layout, views.area);
-    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, raster.handle);
-    for (std::uint32_t p = 0; p < places.size(); ++p) {
-        const Place& place = places[p];
-        if (!place.scene) continue;
-        const VkDeviceSize first_draw = VkDeviceSize{views.first_view} * place.draws.chunks;
-        gpu::RasterParams params{};
-        params.poses = poses.address;
-        params.vertices = place.scene->vertices.address;
-        params.materials = place.scene->materials.address;
-        params.draw_infos = place.draws.infos.address + first_draw * sizeof(gpu::DrawInfo);
-        params.view = view_params(views.view_count);
-        vkCmdPushConstants(commands, raster.layout,
-                           VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                           sizeof(params), &params);
-        vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, raster.layout, 0, 1,
-                                &textures.sets[p], 0, nullptr);
-        vkCmdBindIndexBuffer(commands, place.scene->indices.handle, 0, VK_INDEX_TYPE_UINT32);
-        vkCmdDrawIndexedIndirectCount(
-            commands, place.draws.commands.handle, first_draw * sizeof(gpu::DrawCommand),
-            place.draws.count.handle, VkDeviceSize{b} * 4, views.view_count * place.draws.chunks,
-            sizeof(gpu::DrawCommand));
-    }
-    end_atlas_rendering(device, commands);
+    vk::record_memory_barrier(
+        commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT,
+        VK_ACCESS_SHADER_READ_BIT);
 }
 
 void BatchRenderer::Impl::clear_place(std::uint32_t p) {
-    Place& place = places.at(p);
+    std::optional<GpuScene>& scene = scenes.at(p);
     if (!textures.sets.empty()) bind_scene_textures(device, textures, p, nullptr);
-    if (place.scene) destroy_gpu_scene(device, *place.scene);
-    place.scene.reset();
-    destroy_draws(device, place.draws);
+    if (backend) backend->scene_changed(p, nullptr);
+    if (scene) destroy_gpu_scene(device, *scene);
+    scene.reset();
     recorded = false;
 }
 
@@ -331,24 +229,25 @@ const RendererConfig& BatchRenderer::config() const {
 
 void BatchRenderer::set_scene(std::uint32_t place, const assets::PackedScene* scene) {
     Impl& s = *impl_;
-    BATCHSIM_CHECK(place < s.places.size(), InvalidArgument,
-                   str("place must be below ", s.places.size(), ", got ", place));
+    BATCHSIM_CHECK(place < s.scenes.size(), InvalidArgument,
+                   str("place must be below ", s.scenes.size(), ", got ", place));
     s.context->wait_idle();  // the GPU may still draw what is there
     s.clear_place(place);
     if (!scene) return;
-    Place& target = s.places[place];
-    target.scene = create_gpu_scene(s.device, *scene);
-    const std::uint64_t max_draws = std::uint64_t{s.config.views} * target.scene->chunk_count;
-    BATCHSIM_CHECK(max_draws <= 0xffffffffull, Unsupported,
-                   str(s.config.views, " views of ", target.scene->chunk_count,
-                       " chunks exceed the draw count limit"));
-    target.draws = create_draws(s.device, max_draws, target.scene->chunk_count, s.config.batches);
-    bind_scene_textures(s.device, s.textures, place, &*target.scene);
+    std::optional<GpuScene>& target = s.scenes[place];
+    target = create_gpu_scene(s.device, *scene, {.bvh = s.backend->needs_bvh()});
+    try {
+        s.backend->scene_changed(place, &*target);
+        bind_scene_textures(s.device, s.textures, place, &*target);
+    } catch (...) {
+        s.clear_place(place);
+        throw;
+    }
 }
 
 std::size_t BatchRenderer::scene_bytes(std::uint32_t place) const {
-    const Place& p = impl_->places.at(place);
-    return p.scene ? static_cast<std::size_t>(p.scene->bytes()) : 0;
+    const std::optional<GpuScene>& scene = impl_->scenes.at(place);
+    return scene ? static_cast<std::size_t>(scene->bytes()) : 0;
 }
 
 void BatchRenderer::render(std::span<const gpu::CameraPose> poses, std::uintptr_t cuda_stream) {
@@ -380,9 +279,9 @@ void BatchRenderer::submit(std::uint32_t batch, std::span<const gpu::CameraPose>
                    str("batch ", batch, " has ", range.count, " views (", range.first, "..",
                        range.first + range.count - 1, "); got ", poses.size(), " camera poses"));
     for (std::size_t i = 0; i < poses.size(); ++i)
-        BATCHSIM_CHECK(poses[i].resident_scene < s.places.size(), InvalidArgument,
+        BATCHSIM_CHECK(poses[i].resident_scene < s.scenes.size(), InvalidArgument,
                        str("view ", range.first + i, " names resident place ",
-                           poses[i].resident_scene, "; there are ", s.places.size()));
+                           poses[i].resident_scene, "; there are ", s.scenes.size()));
     if (!s.recorded) s.record_all();
     Batch& target = s.batch(batch);
     s.context->wait_for(target.done_at);  // its command buffer and staged poses are free
@@ -403,7 +302,7 @@ std::optional<PassTimes> BatchRenderer::pass_times(std::uint32_t batch) const {
 
 std::optional<DrawStatistics> BatchRenderer::draw_statistics(std::uint32_t batch) const {
     const Impl& s = *impl_;
-    if (s.batch(batch).done_at == 0) return std::nullopt;
+    if (s.batch(batch).done_at == 0 || !s.backend->records_draw_statistics()) return std::nullopt;
     return read_draw_statistics(s.device, s.profile, batch);
 }
 

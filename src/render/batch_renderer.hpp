@@ -1,7 +1,11 @@
 // BatchRenderer: every view of a batch in one submission. K..2K scenes are resident at
-// "places"; each view's CameraPose (shared.h) names its place. The raster backend culls
-// mesh chunks per view on the GPU, draws all views into tiles of one atlas with one
-// multi-draw-indirect-count call per place, and copies the tiles into persistent tensors.
+// "places"; each view's CameraPose (shared.h) names its place. Two backends produce the same
+// outputs from the same inputs:
+// - raster: culls mesh chunks per view on the GPU, draws all views into tiles of one atlas
+//   with one multi-draw-indirect-count call per place, and copies the tiles into the tensors;
+// - compute: one dispatch casts every pixel's ray through the BVH of its view's scene and
+//   writes the tensors directly (plus one shading dispatch per place for colour). It uses
+//   the whole GPU where graphics units are few (H100, H200).
 //
 // The views split into `batches` contiguous ranges, each with a command buffer recorded
 // once (again only after set_scene) and submitted on its own: one batch renders everything
@@ -22,6 +26,18 @@
 
 namespace batchsim::render {
 
+enum class Backend : std::uint8_t {
+    Auto,     // resolved by choose_backend when the renderer is created
+    Raster,   // graphics pipeline
+    Compute,  // ray casting in compute shaders
+};
+
+// "auto", "raster", "compute".
+[[nodiscard]] const char* backend_name(Backend backend);
+// The backend `Auto` means on `device`: compute, unless the device cannot run it (see
+// batch_renderer.cpp for the rule and the measurements behind it).
+[[nodiscard]] Backend choose_backend(const vk::Device& device);
+
 struct RendererConfig {
     std::uint32_t views = 1;
     std::uint32_t width = 64;
@@ -33,6 +49,7 @@ struct RendererConfig {
     std::uint32_t batches = 1;  // 1..views; views = the naive mode
     bool depth = true;          // outputs rendered (at least one)
     bool rgb = true;
+    Backend backend = Backend::Raster;
 };
 
 struct ViewRange {
@@ -51,6 +68,7 @@ public:
     BatchRenderer(const BatchRenderer&) = delete;
     BatchRenderer& operator=(const BatchRenderer&) = delete;
 
+    // The configuration, with `backend` resolved (never Auto).
     [[nodiscard]] const RendererConfig& config() const;
     // Uploads `scene` to resident place `place` (null empties it), after the GPU is done
     // with what was there. Throws Error(Unsupported) when it does not fit the device.
@@ -75,8 +93,9 @@ public:
     // GPU time per pass of the batch's last finished submission; nullopt before one or on a
     // queue without timestamps. Call after wait(batch).
     [[nodiscard]] std::optional<PassTimes> pass_times(std::uint32_t batch) const;
-    // What the batch's last finished draw pass processed; nullopt before one or where the
-    // device has no pipeline statistics queries. Call after wait(batch).
+    // What the batch's last finished draw pass processed; nullopt before one, where the
+    // device has no pipeline statistics queries, or with the compute backend (no draws).
+    // Call after wait(batch).
     [[nodiscard]] std::optional<DrawStatistics> draw_statistics(std::uint32_t batch) const;
 
     // [views, 1, height, width] float32: distance along the view axis in metres; 0 where

@@ -13,11 +13,12 @@
 
 namespace batchsim::render {
 
-// Milliseconds of GPU time per pass of one batch's last submission.
+// Milliseconds of GPU time per pass of one batch's last submission. The compute backend
+// has no culling or copies (about 0 there); its trace and shading passes are draw_ms.
 struct PassTimes {
-    double upload_ms = 0;  // camera poses to device memory, draw counters zeroed
+    double upload_ms = 0;  // camera poses to device memory (raster: draw counters zeroed)
     double cull_ms = 0;    // frustum culling into indirect draws
-    double draw_ms = 0;    // rasterising every view's tile
+    double draw_ms = 0;    // rasterising every view's tile, or tracing and shading
     double copy_ms = 0;    // tiles into the output tensors
 };
 

@@ -22,7 +22,7 @@ std::string mib(VkDeviceSize bytes) {
 
 void check_fits(const vk::Device& device, const assets::PackedScene& scene,
                 const GpuSceneOptions& options) {
-    const VkDeviceSize needed = gpu_scene_data_bytes(scene);
+    const VkDeviceSize needed = gpu_scene_data_bytes(scene, options.bvh);
     const VkDeviceSize available = options.available_bytes > 0
                                        ? options.available_bytes
                                        : vk::device_local_budget(device).available;
@@ -75,7 +75,7 @@ vk::Image make_texture(const vk::Device& device, vk::Uploader& uploader,
     return image;
 }
 
-void fill_gpu_scene(const vk::Device& device, const assets::PackedScene& scene,
+void fill_gpu_scene(const vk::Device& device, const assets::PackedScene& scene, bool bvh,
                     vk::Uploader& uploader, GpuScene& out) {
     out.vertices = make_buffer(device, uploader, as_bytes(scene.vertices()),
                                VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
@@ -86,20 +86,25 @@ void fill_gpu_scene(const vk::Device& device, const assets::PackedScene& scene,
     for (std::size_t i = 0; i < scene.texture_count(); ++i)
         out.textures.push_back(make_texture(device, uploader, scene.texture(i)));
     out.sampler = vk::create_sampler(device, {});
+    if (!bvh) return;
+    out.bvh_nodes = make_buffer(device, uploader, as_bytes(scene.bvh_nodes()), 0);
+    out.bvh_triangles = make_buffer(device, uploader, as_bytes(scene.bvh_triangles()), 0);
 }
 
 }  // namespace
 
 VkDeviceSize GpuScene::bytes() const {
     VkDeviceSize total = vertices.allocation_size + indices.allocation_size +
-                         chunks.allocation_size + materials.allocation_size;
+                         chunks.allocation_size + materials.allocation_size +
+                         bvh_nodes.allocation_size + bvh_triangles.allocation_size;
     for (const vk::Image& texture : textures) total += texture.bytes;
     return total;
 }
 
-VkDeviceSize gpu_scene_data_bytes(const assets::PackedScene& scene) {
+VkDeviceSize gpu_scene_data_bytes(const assets::PackedScene& scene, bool bvh) {
     VkDeviceSize total = scene.vertices().size_bytes() + scene.indices().size_bytes() +
                          scene.chunks().size_bytes() + scene.materials().size_bytes();
+    if (bvh) total += scene.bvh_nodes().size_bytes() + scene.bvh_triangles().size_bytes();
     for (std::size_t i = 0; i < scene.texture_count(); ++i) total += scene.texture(i).pixels.size();
     return total;
 }
@@ -115,7 +120,7 @@ GpuScene create_gpu_scene(const vk::Device& device, const assets::PackedScene& s
     out.source = scene.source();
     vk::Uploader uploader = vk::create_uploader(device, options.staging_bytes);
     try {
-        fill_gpu_scene(device, scene, uploader, out);
+        fill_gpu_scene(device, scene, options.bvh, uploader, out);
     } catch (...) {
         vk::destroy_uploader(device, uploader);
         destroy_gpu_scene(device, out);
@@ -130,6 +135,8 @@ void destroy_gpu_scene(const vk::Device& device, GpuScene& scene) {
     vk::destroy_buffer(device, scene.indices);
     vk::destroy_buffer(device, scene.chunks);
     vk::destroy_buffer(device, scene.materials);
+    vk::destroy_buffer(device, scene.bvh_nodes);
+    vk::destroy_buffer(device, scene.bvh_triangles);
     for (vk::Image& texture : scene.textures) vk::destroy_image(device, texture);
     vk::destroy_sampler(device, scene.sampler);
     scene = GpuScene{};

@@ -21,14 +21,17 @@ struct GpuSceneOptions {
     // Device-local bytes the scene may take; 0 asks the device (vk::device_local_budget).
     // Tests set it to reach the too-large error without allocating gigabytes.
     VkDeviceSize available_bytes = 0;
+    bool bvh = false;  // upload the BVH too (the compute renderer traces it)
 };
 
 // Buffers also allow TRANSFER_SRC so tools and tests can read them back.
 struct GpuScene {
-    vk::Buffer vertices;   // shared.h Vertex[vertex_count]; storage and vertex buffer
-    vk::Buffer indices;    // uint32[index_count], 3 per triangle; storage and index buffer
-    vk::Buffer chunks;     // shared.h MeshChunk[chunk_count]; storage buffer
-    vk::Buffer materials;  // shared.h Material[material_count]; storage buffer (none if 0)
+    vk::Buffer vertices;       // shared.h Vertex[vertex_count]; storage and vertex buffer
+    vk::Buffer indices;        // uint32[index_count], 3 per triangle; storage and index buffer
+    vk::Buffer chunks;         // shared.h MeshChunk[chunk_count]; storage buffer
+    vk::Buffer materials;      // shared.h Material[material_count]; storage buffer (none if 0)
+    vk::Buffer bvh_nodes;      // shared.h BvhNode[]; only with GpuSceneOptions::bvh
+    vk::Buffer bvh_triangles;  // shared.h BvhTriangle[]; only with GpuSceneOptions::bvh
     // One per scene texture (Material::base_color_texture indexes it): R8G8B8A8_SRGB with the
     // texture's whole mip chain, in SHADER_READ_ONLY_OPTIMAL, owned by the main queue.
     std::vector<vk::Image> textures;
@@ -43,9 +46,9 @@ struct GpuScene {
     [[nodiscard]] VkDeviceSize bytes() const;
 };
 
-// Device-local bytes a scene's data takes (before allocation alignment): what
-// create_gpu_scene compares with the free device memory.
-VkDeviceSize gpu_scene_data_bytes(const assets::PackedScene& scene);
+// Device-local bytes a scene's data takes (before allocation alignment), with or without
+// its BVH: what create_gpu_scene compares with the free device memory.
+VkDeviceSize gpu_scene_data_bytes(const assets::PackedScene& scene, bool bvh = false);
 
 // Uploads `scene` and waits for the copies. Throws Error(Unsupported) "scene X needs N MiB of
 // device memory; the device has M MiB free" before allocating anything when it does not fit:

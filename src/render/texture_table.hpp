@@ -1,7 +1,7 @@
-// The raster shaders' texture table: per resident place, one descriptor set of
-// BATCHSIM_MAX_SCENE_TEXTURES combined image samplers holding that place's scene textures,
-// the rest filled with a 1 x 1 white texture (drivers without descriptor indexing need every
-// slot written).
+// The renderers' texture table (raster fragment stage, compute shading pass): per resident
+// place, one descriptor set of BATCHSIM_MAX_SCENE_TEXTURES combined image samplers holding
+// that place's scene textures, the rest filled with a 1 x 1 white texture (drivers without
+// descriptor indexing need every slot written).
 #pragma once
 
 #include <cstdint>

@@ -16,11 +16,14 @@ namespace batchsim::render {
 struct ViewBatch {
     std::uint32_t first_view = 0;
     std::uint32_t view_count = 0;
-    VkRect2D area{};  // the atlas pixels its tiles cover (whole rows unless it fits in one)
 };
 
 // `batches` ranges of as equal size as possible, in view order. Throws
-// Error(InvalidArgument) unless 1 <= batches <= layout.views.
-std::vector<ViewBatch> split_views(const AtlasLayout& layout, std::uint32_t batches);
+// Error(InvalidArgument) unless 1 <= batches <= views.
+std::vector<ViewBatch> split_views(std::uint32_t views, std::uint32_t batches);
+
+// The atlas pixels a batch's tiles cover (whole rows unless they fit in one): the raster
+// backend draws and clears only there.
+VkRect2D tiles_area(const AtlasLayout& layout, const ViewBatch& batch);
 
 }  // namespace batchsim::render

@@ -5,9 +5,12 @@
 namespace batchsim::vk {
 namespace {
 
-VkPipelineLayout create_layout(const Device& device, std::uint32_t push_constant_size) {
+VkPipelineLayout create_layout(const Device& device, std::uint32_t push_constant_size,
+                               VkDescriptorSetLayout set_layout) {
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_size};
     VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    info.setLayoutCount = set_layout != VK_NULL_HANDLE ? 1 : 0;
+    info.pSetLayouts = &set_layout;
     info.pushConstantRangeCount = push_constant_size > 0 ? 1 : 0;
     info.pPushConstantRanges = &range;
     VkPipelineLayout layout = VK_NULL_HANDLE;
@@ -27,10 +30,11 @@ VkShaderModule create_shader_module(const Device& device, std::span<const std::u
 }
 
 ComputePipeline create_compute_pipeline(const Device& device, std::span<const std::uint32_t> spirv,
-                                        std::uint32_t push_constant_size) {
+                                        std::uint32_t push_constant_size,
+                                        VkDescriptorSetLayout set_layout) {
     ComputePipeline pipeline;
     pipeline.push_constant_size = push_constant_size;
-    pipeline.layout = create_layout(device, push_constant_size);
+    pipeline.layout = create_layout(device, push_constant_size, set_layout);
     VkShaderModule module = VK_NULL_HANDLE;
     try {
         module = create_shader_module(device, spirv);
@@ -61,11 +65,16 @@ void destroy_compute_pipeline(const Device& device, ComputePipeline& pipeline) {
 
 void dispatch(VkCommandBuffer commands, const ComputePipeline& pipeline, const void* constants,
               std::uint32_t group_count) {
+    dispatch(commands, pipeline, constants, GroupCount{.x = group_count});
+}
+
+void dispatch(VkCommandBuffer commands, const ComputePipeline& pipeline, const void* constants,
+              GroupCount groups) {
     vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle);
     if (pipeline.push_constant_size > 0)
         vkCmdPushConstants(commands, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                            pipeline.push_constant_size, constants);
-    vkCmdDispatch(commands, group_count, 1, 1);
+    vkCmdDispatch(commands, groups.x, groups.y, groups.z);
 }
 
 }  // namespace batchsim::vk

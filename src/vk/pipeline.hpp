@@ -1,5 +1,5 @@
 // Compute pipelines. Shaders reach buffers through device addresses passed as push
-// constants, so pipelines need no descriptor sets.
+// constants; only sampled textures need a descriptor set (set 0, optional).
 #pragma once
 
 #include <cstdint>
@@ -21,11 +21,19 @@ struct ComputePipeline {
 };
 
 ComputePipeline create_compute_pipeline(const Device& device, std::span<const std::uint32_t> spirv,
-                                        std::uint32_t push_constant_size);
+                                        std::uint32_t push_constant_size,
+                                        VkDescriptorSetLayout set_layout = VK_NULL_HANDLE);
 void destroy_compute_pipeline(const Device& device, ComputePipeline& pipeline);
 
 // Binds the pipeline, pushes `constants` (push_constant_size bytes) and dispatches.
 void dispatch(VkCommandBuffer commands, const ComputePipeline& pipeline, const void* constants,
               std::uint32_t group_count);
+
+// Workgroups along x, y and z (each at most the device's maxComputeWorkGroupCount).
+struct GroupCount {
+    std::uint32_t x = 1, y = 1, z = 1;
+};
+void dispatch(VkCommandBuffer commands, const ComputePipeline& pipeline, const void* constants,
+              GroupCount groups);
 
 }  // namespace batchsim::vk

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "assets/packed_scene.hpp"
@@ -46,10 +47,14 @@ std::vector<float> floats(const PersistentTensor& t) {
 }  // namespace
 
 TEST_CASE("BatchRenderer: a wall at 3 m, seen straight and from the side", "[batch_renderer]") {
+    const auto backend = GENERATE(render::Backend::Raster, render::Backend::Compute);
+    CAPTURE(render::backend_name(backend));
     const std::uint64_t messages = vk::validation_message_total();
     {
         auto context = cpu_context();
-        BatchRenderer renderer(context, {.views = 3, .width = 16, .height = 12, .places = 2});
+        BatchRenderer renderer(
+            context, {.views = 3, .width = 16, .height = 12, .places = 2, .backend = backend});
+        CHECK(renderer.config().backend == backend);
         const auto scene = wall();
         renderer.set_scene(1, &scene);
         CHECK(renderer.scene_bytes(1) > 0);
@@ -85,7 +90,18 @@ TEST_CASE("BatchRenderer: bad configurations and poses are rejected", "[batch_re
     CHECK_THROWS_WITH(renderer.render(bad, 0), Catch::Contains("names resident place 5"));
 }
 
+TEST_CASE("BatchRenderer: Auto resolves to the device's backend", "[batch_renderer]") {
+    auto context = cpu_context();
+    const BatchRenderer renderer(context,
+                                 {.views = 1, .places = 1, .backend = render::Backend::Auto});
+    CHECK(renderer.config().backend == render::choose_backend(context->device()));
+    CHECK(renderer.config().backend != render::Backend::Auto);
+    CHECK(std::string(render::backend_name(render::Backend::Compute)) == "compute");
+}
+
 TEST_CASE("BatchRenderer: commands are re-recorded when the scenes change", "[batch_renderer]") {
+    const auto backend = GENERATE(render::Backend::Raster, render::Backend::Compute);
+    CAPTURE(render::backend_name(backend));
     const std::uint64_t messages = vk::validation_message_total();
     {
         auto context = cpu_context();
@@ -94,7 +110,8 @@ TEST_CASE("BatchRenderer: commands are re-recorded when the scenes change", "[ba
                                          .height = 12,
                                          .places = 1,
                                          .batches = 3,  // the naive mode
-                                         .rgb = false});
+                                         .rgb = false,
+                                         .backend = backend});
         CHECK(renderer.rgb() == nullptr);
         const auto scene = wall();
         const std::vector<gpu::CameraPose> poses(3, pose_at(0, 0, 0, 0, 0));

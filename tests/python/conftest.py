@@ -36,6 +36,12 @@ def cuda_context() -> batchsim.Context:
 TEST_DATASET = dict(num_scenes=3, seed=5, episodes_per_scene=20, triangle_budget=30_000)
 
 
+@pytest.fixture(params=["raster", "compute"])
+def backend(request) -> str:
+    """Each renderer backend in turn: tests that take it run once per backend."""
+    return request.param
+
+
 @pytest.fixture(scope="session")
 def procgen_dataset():
     from pathlib import Path

@@ -1,6 +1,7 @@
-"""The raster BatchRenderer against the CPU reference ray caster (raycast_reference.py):
-procedural scenes and real models from assimp-testmodels, several resolutions, batch sizes
-that are not powers of two, views spread over two resident scenes."""
+"""Both BatchRenderer backends (raster, compute) against the CPU reference ray caster
+(raycast_reference.py): procedural scenes and real models from assimp-testmodels, several
+resolutions, batch sizes that are not powers of two, views spread over two resident
+scenes."""
 
 from __future__ import annotations
 
@@ -41,6 +42,13 @@ def orbit_cameras(scene: batchsim.Scene, count: int) -> tuple[np.ndarray, ...]:
     return positions.astype(np.float32), yaw_rotations(angles)  # yaw a looks along -(sin, 0, cos)
 
 
+# Share of pixels whose colour is within 8 of the reference's. The compute backend picks mip
+# levels from ray cones (isotropic: the largest stretch of the footprint), the reference and
+# the raster pipeline from screen-space derivatives, so on steep textured surfaces it is
+# sometimes a level blurrier.
+COLOUR_AGREEMENT = {"raster": 0.98, "compute": 0.97}
+
+
 def compare(ours, reference, context: str) -> None:
     depth = np.from_dlpack(ours.depth)
     rgb = np.from_dlpack(ours.rgb)
@@ -50,7 +58,7 @@ def compare(ours, reference, context: str) -> None:
     assert (reference.depth > 0).mean() > 0.1, f"{context}: the views see too little"
     colour = np.abs(rgb.astype(np.int16) - reference.rgb.astype(np.int16))[..., :3]
     within = (colour.max(-1) <= 8).mean()
-    assert colour.mean() <= 2.0 and within >= 0.98, (
+    assert colour.mean() <= 2.0 and within >= COLOUR_AGREEMENT[ours.backend], (
         f"{context}: RGB mean |diff| {colour.mean():.2f}, within 8 on {within:.4f}"
     )
     assert (rgb[..., 3] == 255).all(), context
@@ -62,23 +70,30 @@ def cpu_context():
 
 
 @pytest.mark.parametrize(("views", "width", "height"), [(5, 64, 64), (3, 48, 32), (7, 33, 17)])
-def test_procedural_scene_matches_the_reference(procgen_dataset, cpu_context, views, width, height):
+def test_procedural_scene_matches_the_reference(
+    procgen_dataset, cpu_context, backend, views, width, height
+):
     root, _ = procgen_dataset
     path = sorted((root / "scene_datasets" / "procgen").glob("*.bsscene"))[0]
     scene = batchsim.Scene.load(path)
     positions, rotations = navmesh_cameras(scene, views, seed=views)
-    renderer = batchsim._core.BatchRenderer(cpu_context, views, width=width, height=height)
+    renderer = batchsim._core.BatchRenderer(
+        cpu_context, views, width=width, height=height, backend=backend
+    )
+    assert renderer.backend == backend
     renderer.set_scene(1, scene)
     renderer.render(positions, rotations, np.ones(views, np.uint32))
     reference = render(ReferenceScene(scene), positions, rotations, width=width, height=height)
-    compare(renderer, reference, f"{path.name} {views} views {width}x{height}")
+    compare(renderer, reference, f"{backend}: {path.name} {views} views {width}x{height}")
 
 
-def test_views_over_two_resident_scenes(procgen_dataset, cpu_context):
+def test_views_over_two_resident_scenes(procgen_dataset, cpu_context, backend):
     root, _ = procgen_dataset
     paths = sorted((root / "scene_datasets" / "procgen").glob("*.bsscene"))[:2]
     scenes = [batchsim.Scene.load(p) for p in paths]
-    renderer = batchsim._core.BatchRenderer(cpu_context, 6, width=40, height=30, places=2)
+    renderer = batchsim._core.BatchRenderer(
+        cpu_context, 6, width=40, height=30, places=2, backend=backend
+    )
     for place, scene in enumerate(scenes):
         renderer.set_scene(place, scene)
     cameras = [navmesh_cameras(s, 3, seed=11 + i) for i, s in enumerate(scenes)]
@@ -99,34 +114,43 @@ def test_views_over_two_resident_scenes(procgen_dataset, cpu_context):
 @pytest.mark.parametrize(
     "model", ["glTF2/BoxTextured-glTF/BoxTextured.gltf", "OBJ/spider.obj", "Collada/duck.dae"]
 )
-def test_real_models_match_the_reference(tmp_path, cpu_context, model):
+def test_real_models_match_the_reference(tmp_path, cpu_context, backend, model):
     scene = batchsim.import_scene(MODELS / model, tmp_path / "model.bsscene", bake_navmesh=False)
     positions, rotations = orbit_cameras(scene, 5)
-    renderer = batchsim._core.BatchRenderer(cpu_context, 5, width=64, height=48, places=1)
+    renderer = batchsim._core.BatchRenderer(
+        cpu_context, 5, width=64, height=48, places=1, backend=backend
+    )
     renderer.set_scene(0, scene)
     renderer.render(positions, rotations, np.zeros(5, np.uint32))
     reference = render(ReferenceScene(scene), positions, rotations, width=64, height=48)
-    compare(renderer, reference, model)
+    compare(renderer, reference, f"{backend}: {model}")
 
 
-def test_outputs_are_persistent_and_inputs_checked(cpu_context):
-    renderer = batchsim._core.BatchRenderer(cpu_context, 2, width=8, height=8, places=1)
+def test_outputs_are_persistent_and_inputs_checked(cpu_context, backend):
+    renderer = batchsim._core.BatchRenderer(
+        cpu_context, 2, width=8, height=8, places=1, backend=backend
+    )
     depth = renderer.depth
     assert tuple(depth.shape) == (2, 1, 8, 8) and tuple(renderer.rgb.shape) == (2, 8, 8, 4)
     pointer = np.from_dlpack(depth).ctypes.data
     positions, rotations = np.zeros((2, 3), np.float32), yaw_rotations(np.zeros(2))
     renderer.render(positions, rotations, np.zeros(2, np.uint32))  # an empty place: nothing
     assert (np.from_dlpack(renderer.depth) == 0).all()
+    assert (np.from_dlpack(renderer.rgb) == [0, 0, 0, 255]).all()
     assert np.from_dlpack(renderer.depth).ctypes.data == pointer
     with pytest.raises(ValueError, match=r"positions: expected shape \[2, 3\]"):
         renderer.render(np.zeros((3, 3), np.float32), rotations, np.zeros(2, np.uint32))
     with pytest.raises(ValueError, match="names resident place 4"):
         renderer.render(positions, rotations, np.array([0, 4], np.uint32))
     with pytest.raises(ValueError, match="hfov"):
-        batchsim._core.BatchRenderer(cpu_context, 2, hfov=0.0)
+        batchsim._core.BatchRenderer(cpu_context, 2, hfov=0.0, backend=backend)
+    with pytest.raises(
+        ValueError, match="backend: expected 'auto', 'raster' or 'compute', got 'rt'"
+    ):
+        batchsim._core.BatchRenderer(cpu_context, 2, backend="rt")
 
 
-def test_cuda_tensors_match_cpu_export(procgen_dataset, cpu_context):
+def test_cuda_tensors_match_cpu_export(procgen_dataset, cpu_context, backend):
     status = batchsim.cuda_status()
     if not status["available"]:
         pytest.skip(f"no CUDA: {status['reason']}")
@@ -138,7 +162,9 @@ def test_cuda_tensors_match_cpu_export(procgen_dataset, cpu_context):
     places = np.zeros(9, np.uint32)
     outputs = []
     for context in (cpu_context, batchsim.Context(device="cuda:0", export="cuda")):
-        renderer = batchsim._core.BatchRenderer(context, 9, width=64, height=64, places=1)
+        renderer = batchsim._core.BatchRenderer(
+            context, 9, width=64, height=64, places=1, backend=backend
+        )
         renderer.set_scene(0, scene)
         renderer.render(positions, rotations, places)
         depth, rgb = torch.from_dlpack(renderer.depth), torch.from_dlpack(renderer.rgb)

@@ -23,6 +23,8 @@ class TrainConfig:
     """Visual sensors the policy sees: "depth" and/or "rgb"."""
     resolution: int = 64
     """Square views, pixels."""
+    backend: str = "auto"
+    """Renderer backend: "raster", "compute" (ray casting) or "auto" (see batchsim doctor)."""
     device: str | None = None
     """"cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU)."""
     max_episode_steps: int = 500
@@ -93,6 +95,7 @@ class TrainConfig:
             "encoder": ("se_resnet9", "simple_cnn"),
             "rnn": ("lstm", "gru"),
             "precision": ("bf16", "fp16", "fp32"),
+            "backend": ("auto", "raster", "compute"),
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:

@@ -114,6 +114,7 @@ class Trainer:
                 half.stop - half.start,
                 sensors=config.sensors,
                 resolution=config.resolution,
+                backend=config.backend,
                 context=make_context(device),
                 seed=config.seed,
                 scenes_resident=min(config.scenes_resident, half.stop - half.start),
