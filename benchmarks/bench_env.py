@@ -132,6 +132,7 @@ def measure(dataset, context, n: int, args) -> dict:
         seed=args.seed,
         num_threads=args.threads,
         scenes_resident=args.scenes_resident,
+        backend=args.backend,
     )
     env.reset(seed=args.seed)
     actions = draw_actions(n, args, env.device)
@@ -150,6 +151,7 @@ def measure(dataset, context, n: int, args) -> dict:
             seconds = timed[name][-1]["seconds"]
             print(f"  N={n} {name} run {run + 1}/{args.runs}: {seconds:.2f} s", file=sys.stderr)
     result = {"num_envs": n, **{name: summarize(n, runs) for name, runs in timed.items()}}
+    result["backend"] = env.sim.renderer.backend
     result["env_over_simulator"] = (
         result["env"]["frames_per_s"] / result["simulator"]["frames_per_s"]
     )
@@ -181,6 +183,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--device", help="'cpu', 'cuda:N'; default: CUDA on NVIDIA, else CPU")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="sim threads")
     parser.add_argument("--scenes-resident", type=int, default=4)
+    parser.add_argument("--backend", choices=["auto", "raster", "compute"], default="auto")
     parser.add_argument("--steps", type=int, default=100, help="steps per timed run")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=10)

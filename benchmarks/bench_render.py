@@ -1,4 +1,5 @@
-"""Raster renderer throughput: frames/s of BatchRenderer.render() (one frame = one view).
+"""Renderer throughput: frames/s of BatchRenderer.render() (one frame = one view), for each
+backend (raster, compute) in the same run.
 
 Cameras sit 1.25 m above random navigable points of the procedural scenes with random
 headings; every run renders the same poses `--steps` times after a warm-up and waits for
@@ -11,8 +12,10 @@ two modes, measured one after the other in the same process:
            the scenes are still shared, so this isolates the cost of not batching
 
 and the batched/naive ratio. `gpu_ms` is the batched mode's GPU time per pass of one
-render() (timestamps around the passes) and `draw_statistics_per_view` what its draw pass
-processed per view (pipeline statistics): the profile of where the time goes.
+render() (timestamps around the passes; the compute backend's trace and shading count as
+draw_ms) and `draw_statistics_per_view` what the raster draw pass processed per view
+(pipeline statistics): the profile of where the time goes. `compute_over_raster` lists the
+compute backend's batched frames/s over the raster backend's for each configuration.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ def cameras(scenes, views: int, seed: int):
 OUTPUTS = {"depth": (True, False), "rgb": (False, True), "both": (True, True)}
 
 
-def make_renderer(context, scenes, views: int, size: int, outputs: str, batches: int):
+def make_renderer(context, scenes, views: int, size: int, outputs: str, batches: int, backend):
     depth, rgb = OUTPUTS[outputs]
     renderer = batchsim.BatchRenderer(
         context,
@@ -63,6 +66,7 @@ def make_renderer(context, scenes, views: int, size: int, outputs: str, batches:
         batches=batches,
         depth=depth,
         rgb=rgb,
+        backend=backend,
     )
     for place, scene in enumerate(scenes):
         renderer.set_scene(place, scene)
@@ -84,13 +88,13 @@ def frame_rates(renderer, poses, views: int, steps: int, args) -> list[float]:
     return rates
 
 
-def measure(context, scenes, views: int, size: int, outputs: str, args) -> dict:
+def measure(context, scenes, views: int, size: int, outputs: str, backend: str, args) -> dict:
     poses = cameras(scenes, views, args.seed)
-    result = {"views": views, "resolution": size, "outputs": outputs}
+    result = {"backend": backend, "views": views, "resolution": size, "outputs": outputs}
     for mode in args.modes:
         batches = 1 if mode == "batched" else views
         steps = args.steps if mode == "batched" else max(1, args.steps // args.naive_divisor)
-        renderer = make_renderer(context, scenes, views, size, outputs, batches)
+        renderer = make_renderer(context, scenes, views, size, outputs, batches, backend)
         rates = frame_rates(renderer, poses, views, steps, args)
         result[mode] = {
             "frames_per_s": statistics.median(rates),
@@ -124,8 +128,22 @@ def _summary(result: dict) -> str:
     ratio = result.get("batched_over_naive")
     tail = f" (x{ratio:.1f})" if ratio else ""
     return (
-        f"{result['views']} views {result['resolution']}px {result['outputs']}: {rates} fps{tail}"
+        f"{result['backend']} {result['views']} views {result['resolution']}px "
+        f"{result['outputs']}: {rates} fps{tail}"
     )
+
+
+def compute_over_raster(results: list[dict]) -> list[dict]:
+    """The compute backend's batched frames/s over the raster backend's, per configuration."""
+    key = ("views", "resolution", "outputs")
+    raster = {tuple(r[k] for k in key): r for r in results if r["backend"] == "raster"}
+    ratios = []
+    for r in results:
+        other = raster.get(tuple(r[k] for k in key))
+        if r["backend"] == "compute" and other and "batched" in r and "batched" in other:
+            ratio = r["batched"]["frames_per_s"] / other["batched"]["frames_per_s"]
+            ratios.append({**{k: r[k] for k in key}, "ratio": ratio})
+    return ratios
 
 
 def rechunked(path: Path, chunk_triangles: int) -> Path:
@@ -160,6 +178,9 @@ def main() -> None:
         default=4,
         help="the naive mode renders steps / this many times per run",
     )
+    parser.add_argument(
+        "--backends", nargs="+", choices=["raster", "compute"], default=["raster", "compute"]
+    )
     parser.add_argument("--scenes", type=int, default=4, help="resident scenes")
     parser.add_argument(
         "--chunk-triangles",
@@ -181,15 +202,16 @@ def main() -> None:
     scenes = [batchsim.Scene.load(p) for p in paths]
     context = batchsim.Context(device=args.device)
     results = [
-        measure(context, scenes, views, size, outputs, args)
+        measure(context, scenes, views, size, outputs, backend, args)
         for views in args.views
         for size in args.resolution
         for outputs in args.outputs
+        for backend in args.backends
     ]
     emit(
         {
             "benchmark": "render",
-            "backend": "raster",
+            "backends": args.backends,
             "machine": platform.node(),
             "device": context.device_info,
             "export": "cuda" if context.exports_cuda else "cpu",
@@ -197,6 +219,7 @@ def main() -> None:
             "chunks": [s.chunk_count for s in scenes],
             "triangles": [s.triangle_count for s in scenes],
             "results": results,
+            "compute_over_raster": compute_over_raster(results),
         },
         args.out,
     )
