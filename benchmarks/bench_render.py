@@ -52,6 +52,12 @@ def cameras(scenes, views: int, seed: int):
     return positions, rotations, places
 
 
+def scene_paths(data: Path, count: int) -> list[Path]:
+    """The first `count` packed scenes of the benchmark dataset at `data` (made if missing)."""
+    ensure_dataset(data, DatasetConfig(num_scenes=8, seed=0, episodes_per_scene=500))
+    return sorted((data / "scene_datasets" / "procgen").glob("*.bsscene"))[:count]
+
+
 OUTPUTS = {"depth": (True, False), "rgb": (False, True), "both": (True, True)}
 
 
@@ -195,8 +201,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args()
-    ensure_dataset(args.data, DatasetConfig(num_scenes=8, seed=0, episodes_per_scene=500))
-    paths = sorted((args.data / "scene_datasets" / "procgen").glob("*.bsscene"))[: args.scenes]
+    paths = scene_paths(args.data, args.scenes)
     if args.chunk_triangles:
         paths = [rechunked(p, args.chunk_triangles) for p in paths]
     scenes = [batchsim.Scene.load(p) for p in paths]

@@ -23,8 +23,7 @@ import numpy as np
 
 import batchsim
 from _report import emit
-from batchsim.procgen.build import DatasetConfig, ensure_dataset
-from bench_render import DEFAULT_DATA, cameras, make_renderer
+from bench_render import DEFAULT_DATA, cameras, make_renderer, scene_paths
 
 BVH_NODES, BVH_TRIANGLES = 10, 11  # packed scene section kinds (docs/scenes.md)
 
@@ -160,8 +159,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args()
-    ensure_dataset(args.data, DatasetConfig(num_scenes=8, seed=0, episodes_per_scene=500))
-    paths = sorted((args.data / "scene_datasets" / "procgen").glob("*.bsscene"))[: args.scenes]
+    paths = scene_paths(args.data, args.scenes)
     scenes = [batchsim.Scene.load(p) for p in paths]
     positions, rotations, places = cameras(scenes, args.views, seed=0)
 

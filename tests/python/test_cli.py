@@ -26,6 +26,8 @@ def test_doctor_lists_devices_and_passes_its_self_test():
     assert "CUDA:" in result.stdout
     assert "Self-test: compute shader -> DLPack -> torch" in result.stdout
     assert ": ok (" in result.stdout
+    chosen = batchsim.Context().render_backend
+    assert f"Renderer: backend='auto' uses '{chosen}' on this device" in result.stdout
 
 
 def test_doctor_says_what_to_install_when_no_driver_is_found(tmp_path):
