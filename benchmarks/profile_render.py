@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 
 import batchsim
-from _report import emit
-from bench_render import DEFAULT_DATA, cameras, make_renderer, scene_paths
+from batchsim.bench.data import DATA_HELP
+from batchsim.bench.render import cameras, make_renderer, scene_paths
+from batchsim.bench.report import emit, header
 
 
 def main() -> None:
@@ -26,7 +27,7 @@ def main() -> None:
     parser.add_argument("--outputs", choices=["depth", "rgb", "both"], default="depth")
     parser.add_argument("--scenes", type=int, default=4)
     parser.add_argument("--renders", type=int, default=3)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, help=DATA_HELP)
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args()
     paths = scene_paths(args.data, args.scenes)
@@ -46,6 +47,7 @@ def main() -> None:
     emit(
         {
             "benchmark": "profile_render",
+            **header(args, context),
             "device": context.device_info["name"],
             "backend": renderer.backend,
             "views": args.views,

@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 
 import batchsim
-from _report import emit
-from bench_render import DEFAULT_DATA, cameras, make_renderer, scene_paths
+from batchsim.bench.data import DATA_HELP
+from batchsim.bench.render import cameras, make_renderer, scene_paths
+from batchsim.bench.report import emit, header
 
 BVH_NODES, BVH_TRIANGLES = 10, 11  # packed scene section kinds (docs/scenes.md)
 
@@ -150,15 +151,15 @@ def vulkan_depth(scenes, poses, args) -> tuple[np.ndarray, float]:
 
 
 def main() -> None:
-    import cupy as cp
-
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--views", type=int, default=4096)
     parser.add_argument("--resolution", type=int, default=64)
     parser.add_argument("--scenes", type=int, default=4)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, help=DATA_HELP)
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args()
+    import cupy as cp  # after parsing, so that --help works without CuPy
+
     paths = scene_paths(args.data, args.scenes)
     scenes = [batchsim.Scene.load(p) for p in paths]
     positions, rotations, places = cameras(scenes, args.views, seed=0)
@@ -202,6 +203,7 @@ def main() -> None:
     emit(
         {
             "benchmark": "profile_trace_cuda",
+            **header(args),
             "views": args.views,
             "resolution": size,
             "rays": args.views * size * size,

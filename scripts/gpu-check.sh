@@ -41,8 +41,16 @@ step sim python3 benchmarks/bench_sim.py --threads 1 2 4 8 16 --geodesic corrido
   --out "$out/bench_sim.json"
 step sim_exact python3 benchmarks/bench_sim.py --threads 1 16 --geodesic exact \
   --out "$out/bench_sim_exact.json"
-# The renderer: batched and naive, depth / rgb / both, N = 256, 1024, 4096 at 64 x 64.
-step render env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_render.py --steps 8 --runs 5 \
-  --warmup 2 --out "$out/bench_render.json"
+# The renderer, both backends: batched and naive (one submission per view) at the same N,
+# depth / rgb, 64 x 64 and 128 x 128 (small settings; bench_render's defaults run longer).
+step render env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_render.py --views 256 1024 \
+  --resolution 64 128 --outputs depth rgb --backends raster compute --steps 4 --runs 3 \
+  --warmup 1 --out "$out/bench_render.json"
+# Env step and training end to end on the compute backend.
+step env_step env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_env.py --envs 1024 4096 \
+  --backend compute --steps 30 --runs 3 --warmup 5 --out "$out/bench_env.json"
+step procgen python3 -m batchsim procgen  # data/procgen: the presets' dataset
+step train env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_train.py --warmup 2 --updates 3 \
+  --out "$out/bench_train.json" backend=compute
 step cpu lscpu
 exit $status

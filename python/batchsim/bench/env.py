@@ -1,0 +1,244 @@
+"""Environment step throughput: frames/s of BatchNavEnv.step() (one frame = one environment
+step, rendering included) and the Python overhead it adds to the C++ step.
+
+For each batch size N, one BatchNavEnv (K resident scenes of the procedural training split,
+built and cached on first use) is reset, stepped `--warmup` times, then timed over `--runs`
+runs of `--steps` steps. The actions of each run are drawn beforehand as a torch tensor on
+the env's device (2% STOP, 68% MOVE_FORWARD, 15% each turn), so drawing them is not timed.
+Every step records the wall time of env.step() and the C++ wall time of that step
+(`env.sim.last_step_seconds`: simulation, scene uploads and rendering); their difference is
+the Python overhead (action checks, copying results to tensors, building the info dict).
+
+Reported per N: median frames/s over the runs (N x steps / seconds, min and max), and the
+median overhead per step in µs and as a percentage of the env step. The same is measured
+one level down, through the env's own batchsim.Simulator (`sim.step()` with the actions
+written in place into `sim.actions`), for comparison, in runs alternating with the env's
+(so that drift in the machine affects both alike). The issue's goal: an overhead under 5%
+at N = 1024.
+
+CUDA export: each timed run ends with torch.cuda.synchronize(), so frames/s counts
+finished frames; but `last_step_seconds` then covers the CPU work and the render
+submission only (the GPU renders asynchronously), and env.step() may wait for the GPU when
+it reuses a staging buffer (reported apart as `staging_wait_us`, and subtracted in
+`overhead_less_wait_us`), so there the overhead is an upper bound of Python's share.
+CPU export (lavapipe): the render completes inside the C++ step.
+
+`spread` gives min and max over the runs of each per-step median; `--plot PNG` draws
+frames/s against N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import batchsim
+from batchsim.bench import data, report
+from batchsim.simulator import make_context
+
+ACTION_MIX = [0.02, 0.68, 0.15, 0.15]  # STOP, MOVE_FORWARD, TURN_LEFT, TURN_RIGHT
+GOAL_OVERHEAD_PCT = 5.0
+
+
+def draw_actions(n: int, args, device: torch.device) -> torch.Tensor:
+    """[runs, steps, n] int32 actions on `device`, drawn once with a fixed seed."""
+    generator = torch.Generator().manual_seed(args.seed)
+    mix = torch.tensor(ACTION_MIX)
+    count = args.runs * args.steps * n
+    drawn = torch.multinomial(mix, count, replacement=True, generator=generator)
+    return drawn.to(torch.int32).reshape(args.runs, args.steps, n).to(device)
+
+
+def _synchronizer(device: torch.device):
+    if device.type == "cuda":
+        return lambda: torch.cuda.synchronize(device)
+    return lambda: None
+
+
+def warm_up(step, actions, warmup: int, sync) -> None:
+    for t in range(warmup):
+        step(actions[t % len(actions)])
+    sync()
+
+
+def time_run(step, sim, actions, sync, waited) -> dict:
+    """One timed run of step(row) over the rows of actions: its seconds (synchronised at
+    the end) and, per step, the wall time of step(), the C++ time of the step and the time
+    step() waited for the GPU (waited())."""
+    wall, cxx, wait = [], [], []
+    started = time.perf_counter()
+    for row in actions:
+        before = time.perf_counter()
+        step(row)
+        wall.append(time.perf_counter() - before)
+        cxx.append(sim.last_step_seconds)
+        wait.append(waited())
+    sync()
+    return {"seconds": time.perf_counter() - started, "wall": wall, "cxx": cxx, "wait": wait}
+
+
+def summarize(n: int, runs: list[dict]) -> dict:
+    rates = [n * len(run["wall"]) / run["seconds"] for run in runs]
+    wall = np.concatenate([run["wall"] for run in runs])
+    cxx = np.concatenate([run["cxx"] for run in runs])
+    wait = np.concatenate([run["wait"] for run in runs])
+    overhead = wall - cxx
+    return {
+        "frames_per_s": statistics.median(rates),
+        "min": min(rates),
+        "max": max(rates),
+        "step_ms": float(np.median(wall)) * 1e3,
+        "cxx_step_ms": float(np.median(cxx)) * 1e3,
+        "overhead_us": float(np.median(overhead)) * 1e6,
+        "overhead_pct": float(np.median(overhead / wall)) * 100,
+        "staging_wait_us": float(np.median(wait)) * 1e6,
+        "overhead_less_wait_us": float(np.median(overhead - wait)) * 1e6,
+        "spread": {  # [min, max] over the runs of each run's median
+            "step_ms": _spread_over_runs(runs, lambda r: r["wall"], 1e3),
+            "cxx_step_ms": _spread_over_runs(runs, lambda r: r["cxx"], 1e3),
+            "overhead_us": _spread_over_runs(runs, lambda r: np.subtract(r["wall"], r["cxx"]), 1e6),
+        },
+    }
+
+
+def _spread_over_runs(runs: list[dict], times, scale: float) -> list[float]:
+    """[min, max] over the runs of the median of times(run) (per-step seconds) x scale."""
+    return report.spread([float(np.median(times(run))) * scale for run in runs])
+
+
+def env_step(env):
+    return lambda row: env.step(row)
+
+
+def staging_wait(env):
+    """Seconds the last env.step() blocked on the GPU before reusing a staging buffer
+    (CUDA only; 0 where the Staging does not report it)."""
+    staging = env._staging
+    return lambda: getattr(staging, "last_wait_seconds", 0.0)
+
+
+def simulator_step(sim):
+    def step(row: np.ndarray) -> None:
+        np.copyto(sim.actions, row)
+        sim.step()
+
+    return step
+
+
+def measure(dataset, context, n: int, args) -> dict:
+    env = batchsim.BatchNavEnv(
+        dataset,
+        n,
+        sensors=args.sensors,
+        resolution=args.resolution,
+        context=context,
+        seed=args.seed,
+        num_threads=args.threads,
+        scenes_resident=args.scenes_resident,
+        backend=args.backend,
+    )
+    env.reset(seed=args.seed)
+    actions = draw_actions(n, args, env.device)
+    env_actions = actions.cpu().numpy() if args.host_actions else actions
+    paths = {  # name: (step function, actions of each run, GPU wait of the last step)
+        "env": (env_step(env), env_actions, staging_wait(env)),
+        "simulator": (simulator_step(env.sim), actions.cpu().numpy(), lambda: 0.0),
+    }
+    sync = _synchronizer(env.device)
+    for step, path_actions, _ in paths.values():
+        warm_up(step, path_actions[0], args.warmup, sync)
+    timed = {name: [] for name in paths}
+    for run in range(args.runs):  # alternated, so that drift affects both paths alike
+        for name, (step, path_actions, waited) in paths.items():
+            timed[name].append(time_run(step, env.sim, path_actions[run], sync, waited))
+            seconds = timed[name][-1]["seconds"]
+            print(f"  N={n} {name} run {run + 1}/{args.runs}: {seconds:.2f} s", file=sys.stderr)
+    result = {"num_envs": n, **{name: summarize(n, runs) for name, runs in timed.items()}}
+    result["backend"] = env.sim.renderer.backend
+    result["env_over_simulator"] = (
+        result["env"]["frames_per_s"] / result["simulator"]["frames_per_s"]
+    )
+    result["overhead_below_goal"] = result["env"]["overhead_pct"] < GOAL_OVERHEAD_PCT
+    result["stats"] = env.sim.stats()
+    env.close()
+    print(_summary(result), file=sys.stderr)
+    return result
+
+
+def _summary(result: dict) -> str:
+    env, sim = result["env"], result["simulator"]
+    return (
+        f"N={result['num_envs']}: env {env['frames_per_s']:,.0f} frames/s "
+        f"[{env['min']:,.0f}-{env['max']:,.0f}], step {env['step_ms']:.2f} ms, "
+        f"Python overhead {env['overhead_us']:,.0f} us ({env['overhead_pct']:.3g}%); "
+        f"Simulator {sim['frames_per_s']:,.0f} frames/s, overhead {sim['overhead_us']:,.0f} us "
+        f"({sim['overhead_pct']:.3g}%)"
+    )
+
+
+def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--envs", type=int, nargs="+", default=[1024, 4096])
+    parser.add_argument("--sensors", nargs="+", choices=["depth", "rgb"], default=["depth"])
+    parser.add_argument("--resolution", type=int, default=64, help="square views, pixels")
+    parser.add_argument("--device", help="'cpu', 'cuda:N'; default: CUDA on NVIDIA, else CPU")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="sim threads")
+    parser.add_argument("--scenes-resident", type=int, default=4)
+    parser.add_argument("--backend", choices=["auto", "raster", "compute"], default="auto")
+    parser.add_argument("--steps", type=int, default=100, help="steps per timed run")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--host-actions",
+        action="store_true",
+        help="hand the env numpy actions (no device-to-host copy, which waits for the GPU)",
+    )
+    parser.add_argument("--data", type=Path, help=data.DATA_HELP)
+    parser.add_argument("--out", help="also write the JSON here")
+    report.add_plot_argument(parser)
+    args = parser.parse_args(argv)
+    report.check_plot(parser, args)
+    return args
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    args = parse_args(argv, prog)
+    folder, manifest = data.ensure(args.data)
+    dataset = batchsim.datasets.load_pointnav(folder / "pointnav" / "train")
+    context = make_context(args.device)
+    results = [measure(dataset, context, n, args) for n in args.envs]
+    record = {
+        "benchmark": "env",
+        **report.header(args, context),
+        "cores": os.cpu_count(),
+        "device": context.device_info,
+        "export": context.torch_device,
+        "dataset": data.describe(folder, manifest),
+        "sensors": args.sensors,
+        "resolution": args.resolution,
+        "threads": args.threads,
+        "scenes_resident": args.scenes_resident,
+        "steps_per_run": args.steps,
+        "runs": args.runs,
+        "warmup": args.warmup,
+        "action_mix": ACTION_MIX,
+        "host_actions": args.host_actions,
+        "goal_overhead_pct": GOAL_OVERHEAD_PCT,
+        "results": results,
+    }
+    report.emit(record, args.out, args.plot)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,218 @@
+"""`batchsim bench` and benchmarks/bench_*.py as a user runs them, with tiny settings on the
+tests' small procedural dataset (each benchmark run takes a second or two on lavapipe)."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from batchsim.bench import BENCHMARKS, data, plot, render
+
+REPO = Path(__file__).resolve().parents[2]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+HEADER = ("machine", "cpu_count", "platform", "python", "versions", "vulkan", "cuda", "date")
+
+
+def batchsim(*args, timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "batchsim", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def check_header(record: dict, args: list[str]) -> None:
+    for key in HEADER:
+        assert key in record, key
+    assert {"batchsim", "numpy", "torch"} <= set(record["versions"])
+    assert {"name", "driver_info", "api_version"} <= set(record["vulkan"])
+    assert "available" in record["cuda"]
+    assert record["command"].endswith(shlex.join(args))
+    assert isinstance(record["config"], dict)
+
+
+def check_spread(figures: dict, key: str) -> None:
+    assert figures["min"] <= figures[key] <= figures["max"]
+
+
+@pytest.fixture(scope="module")
+def render_record(procgen_dataset, tmp_path_factory):
+    """One `batchsim bench render` run: (its arguments, JSON path, PNG path, stdout)."""
+    folder, _ = procgen_dataset
+    out = tmp_path_factory.mktemp("bench")
+    args = [
+        "--views", "2", "4", "--resolution", "16", "--outputs", "depth",
+        "--modes", "batched", "naive", "--backends", "raster", "compute",
+        "--steps", "1", "--runs", "2", "--warmup", "0", "--scenes", "1",
+        "--plot", out / "render.png", "--out", out / "render.json", "--data", folder,
+    ]  # fmt: skip
+    result = batchsim("bench", "render", *args)
+    assert result.returncode == 0, result.stderr
+    return [str(a) for a in args], out / "render.json", out / "render.png", result.stdout
+
+
+def test_bench_help_lists_every_benchmark():
+    result = batchsim("bench", "--help")
+    assert result.returncode == 0, result.stderr
+    for name, line in BENCHMARKS.items():
+        assert f"{name}  " in result.stdout and line in result.stdout
+
+
+def test_an_unknown_benchmark_is_a_usage_error():
+    result = batchsim("bench", "nope")
+    assert result.returncode == 2
+    assert "invalid choice: 'nope'" in result.stderr and "render" in result.stderr
+
+
+def test_a_benchmarks_help_shows_its_own_options():
+    result = batchsim("bench", "render", "--help")
+    assert result.returncode == 0, result.stderr
+    assert "usage: batchsim bench render" in result.stdout
+    assert "--backends" in result.stdout and "--plot" in result.stdout
+
+
+def test_bench_render_records_both_backends_and_modes(render_record, procgen_dataset):
+    args, json_path, png_path, stdout = render_record
+    record = json.loads(json_path.read_text())
+    assert json.loads(stdout) == record
+    assert record["benchmark"] == "render"
+    check_header(record, args)
+    assert record["config"]["views"] == [2, 4] and record["config"]["backends"] == [
+        "raster",
+        "compute",
+    ]
+    assert record["dataset"]["config"] == procgen_dataset[1]["config"]  # --data used as is
+    results = record["results"]
+    assert sorted((r["backend"], r["views"]) for r in results) == [
+        ("compute", 2),
+        ("compute", 4),
+        ("raster", 2),
+        ("raster", 4),
+    ]
+    for r in results:
+        for mode in ("batched", "naive"):
+            check_spread(r[mode], "frames_per_s")
+        assert r["batched_over_naive"] > 0
+    ratios = record["compute_over_raster"]
+    assert [(r["views"], r["outputs"]) for r in ratios] == [(2, "depth"), (4, "depth")]
+    assert all(r["ratio"] > 0 for r in ratios)
+    assert png_path.read_bytes().startswith(PNG_MAGIC)
+
+
+def test_bench_sim_records_rates_and_plots_them(procgen_dataset, tmp_path):
+    folder, _ = procgen_dataset
+    args = [
+        "--num-envs", "4", "8", "--threads", "1", "--geodesic", "corridor",
+        "--actions", "random", "--steps", "2", "--runs", "2", "--warmup", "0",
+        "--scenes-resident", "1", "--data", folder,
+        "--out", tmp_path / "sim.json", "--plot", tmp_path / "sim.png",
+    ]  # fmt: skip
+    result = batchsim("bench", "sim", *args)
+    assert result.returncode == 0, result.stderr
+    record = json.loads((tmp_path / "sim.json").read_text())
+    assert record["benchmark"] == "sim"
+    check_header(record, [str(a) for a in args])
+    assert [r["num_envs"] for r in record["results"]] == [4, 8]
+    for r in record["results"]:
+        check_spread(r, "env_steps_per_s")
+    assert (tmp_path / "sim.png").read_bytes().startswith(PNG_MAGIC)
+
+
+def test_bench_env_records_the_env_and_the_simulator(procgen_dataset, tmp_path):
+    folder, _ = procgen_dataset
+    args = [
+        "--envs", "2", "--resolution", "16", "--steps", "2", "--runs", "2", "--warmup", "1",
+        "--threads", "1", "--scenes-resident", "1", "--data", folder,
+        "--out", tmp_path / "env.json", "--plot", tmp_path / "env.png",
+    ]  # fmt: skip
+    result = batchsim("bench", "env", *args)
+    assert result.returncode == 0, result.stderr
+    record = json.loads((tmp_path / "env.json").read_text())
+    check_header(record, [str(a) for a in args])
+    for path in ("env", "simulator"):
+        figures = record["results"][0][path]
+        check_spread(figures, "frames_per_s")
+        low, high = figures["spread"]["step_ms"]
+        assert 0 < low <= high
+    assert (tmp_path / "env.png").read_bytes().startswith(PNG_MAGIC)
+
+
+def test_bench_scaling_sweeps_n_and_k_with_memory(three_scene_split, tmp_path):
+    args = [
+        "--envs", "2", "6", "--resident", "1", "3", "--k-for-n", "2", "--n-for-k", "6",
+        "--sensors", "depth", "rgb", "--resolution", "12", "--steps", "1", "--runs", "2",
+        "--warmup", "0", "--threads", "1", "--split", three_scene_split,
+        "--out", tmp_path / "scaling.json", "--plot", tmp_path / "scaling.png",
+    ]  # fmt: skip
+    result = batchsim("bench", "scaling", *args)
+    assert result.returncode == 0, result.stderr
+    record = json.loads((tmp_path / "scaling.json").read_text())
+    check_header(record, [str(a) for a in args])
+    pairs = {(r["num_envs"], r["scenes_resident"]) for r in record["results"]}
+    assert pairs == {(2, 2), (6, 2), (6, 1), (6, 3)}  # N at K = 2, then K at N = 6
+    assert len(record["results"]) == 2 * len(pairs)  # depth and rgb each
+    for r in record["results"]:
+        check_spread(r, "frames_per_s")
+        assert r["scene_memory_mib"] > 0 and r["backend"] in ("raster", "compute")
+    assert (tmp_path / "scaling.png").read_bytes().startswith(PNG_MAGIC)
+
+
+def test_plot_module_plots_a_saved_record(render_record, tmp_path):
+    _, json_path, _, _ = render_record
+    record = tmp_path / "saved.json"
+    record.write_text(json_path.read_text())
+    result = subprocess.run(
+        [sys.executable, "-m", "batchsim.bench.plot", str(record)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "saved.png").read_bytes().startswith(PNG_MAGIC)
+
+
+def test_plot_refuses_a_record_without_an_n_sweep(tmp_path, capsys):
+    record = tmp_path / "export.json"
+    record.write_text(json.dumps({"benchmark": "export_round_trip", "results": []}))
+    assert plot.main([str(record)]) == 2
+    assert "sweep N" in capsys.readouterr().err
+    assert not (tmp_path / "export.png").exists()
+
+
+def test_plot_without_matplotlib_names_the_train_extra(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    with pytest.raises(ImportError, match=r"batchsim\[train\]"):
+        plot.pyplot()
+    with pytest.raises(SystemExit) as exit:  # refused before measuring anything
+        render.parse_args(["--plot", "out.png"], "batchsim bench render")
+    assert exit.value.code == 2
+    assert "batchsim[train]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_the_benchmark_scripts_still_run(name, monkeypatch, capsys):
+    script = REPO / "benchmarks" / f"bench_{name}.py"
+    monkeypatch.setattr(sys, "argv", [str(script), "--help"])
+    with pytest.raises(SystemExit) as exit:
+        runpy.run_path(str(script), run_name="__main__")
+    assert exit.value.code == 0
+    assert f"usage: bench_{name}.py" in capsys.readouterr().out
+
+
+def test_default_data_is_in_the_checkout_else_in_the_user_cache(monkeypatch, tmp_path):
+    if Path(data.__file__).is_relative_to(REPO):  # not when testing an installed batchsim
+        assert data.default_data() == REPO / "build" / "bench-data" / "procgen"
+    monkeypatch.setattr(data, "checkout_root", lambda: None)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert data.default_data() == tmp_path / "batchsim" / "bench-data" / "procgen"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    expected = Path(os.path.expanduser("~/.cache/batchsim/bench-data/procgen"))
+    assert data.default_data() == expected
