@@ -96,7 +96,31 @@ std::uint64_t validation_suppressed_total() {
     return g_suppressed_total.load(std::memory_order_relaxed);
 }
 
+namespace {
+
+// The loader unloads the drivers at every vkDestroyInstance and loads them again at the next
+// vkCreateInstance. NVIDIA's driver takes static TLS (libnvidia-tls), which glibc does not
+// give back on unload, so a process that makes many contexts (the test suites) ran out of
+// it: "cannot allocate memory in static TLS block", then VK_ERROR_INCOMPATIBLE_DRIVER. One
+// instance without layers, made once and never destroyed, keeps the drivers loaded for the
+// life of the process. If it fails, the caller's own vkCreateInstance reports why.
+void keep_drivers_loaded() {
+    static const bool kept = [] {
+        VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+        app.pApplicationName = "batchsim driver anchor";
+        app.apiVersion = VK_API_VERSION_1_2;
+        VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+        info.pApplicationInfo = &app;
+        VkInstance anchor = VK_NULL_HANDLE;
+        return vkCreateInstance(&info, nullptr, &anchor) == VK_SUCCESS;
+    }();
+    (void)kept;
+}
+
+}  // namespace
+
 Instance create_instance(const InstanceConfig& config) {
+    keep_drivers_loaded();
     Instance instance;
     instance.validation = std::make_unique<ValidationState>();
     instance.validation_enabled = config.validation && validation_layer_available();
