@@ -198,11 +198,7 @@ def parse_args(argv: list[str] | None, prog: str | None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="", help="batchsim.Context device selector")
     parser.add_argument("--data", type=Path, help=data.DATA_HELP)
-    parser.add_argument("--out", help="also write the JSON here")
-    report.add_plot_argument(parser)
-    args = parser.parse_args(argv)
-    report.check_plot(parser, args)
-    return args
+    return report.parse_sweep_args(parser, argv)
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:

@@ -136,6 +136,16 @@ def check_plot(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
             parser.error(str(error))
 
 
+def parse_sweep_args(parser: argparse.ArgumentParser, argv: list[str] | None):
+    """For the benchmarks that sweep N: adds --out and --plot, parses `argv` and checks that
+    a plot can be drawn before anything is measured."""
+    parser.add_argument("--out", help="also write the JSON here")
+    add_plot_argument(parser)
+    args = parser.parse_args(argv)
+    check_plot(parser, args)
+    return args
+
+
 def emit(report: dict, out: str | None, plot: str | None = None) -> None:
     """Prints `report` as JSON; writes it to `out` and its plot to `plot` when given
     (each atomically: temp file + rename)."""

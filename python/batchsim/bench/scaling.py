@@ -162,11 +162,7 @@ def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
     parser.add_argument(
         "--split", type=Path, help="a PointNav split to use as it is (at least max K scenes)"
     )
-    parser.add_argument("--out", help="also write the JSON here")
-    report.add_plot_argument(parser)
-    args = parser.parse_args(argv)
-    report.check_plot(parser, args)
-    return args
+    return report.parse_sweep_args(parser, argv)
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
