@@ -20,6 +20,7 @@ import struct
 from pathlib import Path
 
 import numpy as np
+import torch
 
 import batchsim
 from batchsim.bench.data import DATA_HELP
@@ -146,7 +147,7 @@ def vulkan_depth(scenes, poses, args) -> tuple[np.ndarray, float]:
     for _ in range(3):
         renderer.render(*poses)
     context.wait_idle()
-    depth = np.asarray(__import__("torch").from_dlpack(renderer.depth).cpu())
+    depth = torch.from_dlpack(renderer.depth).cpu().numpy()
     return depth, renderer.pass_times(0)["draw_ms"]
 
 

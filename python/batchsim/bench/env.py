@@ -56,7 +56,7 @@ def draw_actions(n: int, args, device: torch.device) -> torch.Tensor:
     return drawn.to(torch.int32).reshape(args.runs, args.steps, n).to(device)
 
 
-def _synchronizer(device: torch.device):
+def synchronizer(device: torch.device):
     if device.type == "cuda":
         return lambda: torch.cuda.synchronize(device)
     return lambda: None
@@ -151,7 +151,7 @@ def measure(dataset, context, n: int, args) -> dict:
         "env": (env_step(env), env_actions, staging_wait(env)),
         "simulator": (simulator_step(env.sim), actions.cpu().numpy(), lambda: 0.0),
     }
-    sync = _synchronizer(env.device)
+    sync = synchronizer(env.device)
     for step, path_actions, _ in paths.values():
         warm_up(step, path_actions[0], args.warmup, sync)
     timed = {name: [] for name in paths}

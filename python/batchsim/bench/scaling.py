@@ -21,15 +21,14 @@ import io
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
+import torch
 
 import batchsim
 from batchsim._files import write_bytes_atomically
 from batchsim.bench import data, report
-from batchsim.bench.env import ACTION_MIX
+from batchsim.bench import env as env_bench
 from batchsim.bench.plot import pyplot
 from batchsim.procgen.build import DatasetConfig, ensure_dataset
 
@@ -47,44 +46,21 @@ def dataset(data: Path, scenes: int) -> Path:
 
 def gpu_used_bytes() -> int | None:
     """Bytes in use on the current CUDA device, or None without CUDA."""
-    try:
-        import torch
-    except ImportError:
-        return None
     if not torch.cuda.is_available():
         return None
     free, total = torch.cuda.mem_get_info()
     return total - free
 
 
-def synchronizer(sim):
-    if not sim.device.startswith("cuda"):
-        return lambda: None
-    import torch
-
-    return torch.cuda.synchronize
-
-
 def timed_runs(sim, args) -> list[float]:
-    """frames/s of each run of `args.steps` steps after `args.warmup` steps."""
-    rng = np.random.default_rng(args.seed)
-    actions = rng.choice(4, size=(args.warmup + args.runs * args.steps, sim.num_envs), p=ACTION_MIX)
-    actions = actions.astype(np.int32)
-    sync = synchronizer(sim)
-    for row in actions[: args.warmup]:
-        np.copyto(sim.actions, row)
-        sim.step()
-    sync()
-    rates = []
-    for run in range(args.runs):
-        rows = actions[args.warmup + run * args.steps : args.warmup + (run + 1) * args.steps]
-        started = time.perf_counter()
-        for row in rows:
-            np.copyto(sim.actions, row)
-            sim.step()
-        sync()
-        rates.append(sim.num_envs * args.steps / (time.perf_counter() - started))
-    return rates
+    """frames/s of each run of `args.steps` steps after `args.warmup` steps, timed by the env
+    benchmark's loop (its action mix, simulator step and synchronisation)."""
+    actions = env_bench.draw_actions(sim.num_envs, args, torch.device("cpu")).numpy()
+    step = env_bench.simulator_step(sim)
+    sync = env_bench.synchronizer(torch.device(sim.device))
+    env_bench.warm_up(step, actions[0], args.warmup, sync)
+    runs = [env_bench.time_run(step, sim, run, sync, lambda: 0.0) for run in actions]
+    return [sim.num_envs * args.steps / run["seconds"] for run in runs]
 
 
 def measure(split: Path, n: int, k: int, sensor: str, size: int, args) -> dict:
