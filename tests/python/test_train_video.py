@@ -12,16 +12,10 @@ pytest.importorskip("torch")
 Image = pytest.importorskip("PIL.Image")
 
 from batchsim.train.evaluate import ForwardAgent, RandomAgent  # noqa: E402
-from batchsim.train.video import (  # noqa: E402
-    COLOURS,
-    MAP_WIDTH,
-    VIEW_HEIGHT,
-    add_video_command,
-    heading_vector,
-    record_episodes,
-    video_simulator,
-    write_gif,
-)
+from batchsim.train.video import add_video_command, record_episodes, video_simulator  # noqa: E402
+from batchsim.viz import heading_vector, write_gif  # noqa: E402
+from batchsim.viz.episode_map import MAP_WIDTH  # noqa: E402
+from batchsim.viz.frames import COLOURS, VIEW_HEIGHT  # noqa: E402
 
 STEP_LIMIT = 20
 
