@@ -11,8 +11,9 @@ import pytest
 pytest.importorskip("torch")
 Image = pytest.importorskip("PIL.Image")
 
+from batchsim.cli.video import add_command as add_video_command  # noqa: E402
 from batchsim.train.evaluate import ForwardAgent, RandomAgent  # noqa: E402
-from batchsim.train.video import add_video_command, record_episodes, video_simulator  # noqa: E402
+from batchsim.train.video import record_episodes, video_simulator  # noqa: E402
 from batchsim.viz import heading_vector, write_gif  # noqa: E402
 from batchsim.viz.episode_map import MAP_WIDTH  # noqa: E402
 from batchsim.viz.frames import COLOURS, VIEW_HEIGHT  # noqa: E402

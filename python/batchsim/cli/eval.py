@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
 from batchsim._files import write_bytes_atomically
+from batchsim.cli import _common
+from batchsim.errors import Error
 
-AGENTS = ("policy", "random", "forward")
 LABELS = {"success": "success", "spl": "SPL", "softspl": "SoftSPL", "distance_to_goal": "dist (m)"}
 
 
@@ -21,13 +20,12 @@ def evaluate_agents(agents: list[str], checkpoint, split, num_envs, device, seed
     import torch
 
     from batchsim.train import evaluate
-    from batchsim.train.checkpoint import load_policy
     from batchsim.train.config import TrainConfig
 
-    policy, config = load_policy(checkpoint) if checkpoint else (None, TrainConfig())
-    split = split or config.val_dataset
-    if not Path(split).exists():
-        raise FileNotFoundError(f"--split: no such split: {split}")
+    policy, config, split = _common.load_policy_and_split(
+        checkpoint, split, TrainConfig().val_dataset
+    )
+    config = config or TrainConfig()
     results = {}
     for name in agents:
         if name == "policy" and policy is None:
@@ -35,12 +33,7 @@ def evaluate_agents(agents: list[str], checkpoint, split, num_envs, device, seed
         sim = evaluate.eval_simulator(config, str(split), num_envs, device=device, seed=seed)
         try:
             torch.manual_seed(seed)
-            if name == "policy":
-                agent = evaluate.PolicyAgent(policy.to(sim.device), config)
-            elif name == "random":
-                agent = evaluate.RandomAgent(seed)
-            else:
-                agent = evaluate.ForwardAgent()
+            agent = _common.make_agent(name, policy, config, sim.device, seed)
             results[name] = evaluate.summarize(evaluate.run_episodes(sim, agent))
         finally:
             sim.close()
@@ -58,22 +51,22 @@ def format_table(results: dict) -> str:
     return "\n".join(rows)
 
 
-def _eval(args: argparse.Namespace) -> int:
-    from batchsim.errors import Error
+def parse_agents(text: str) -> list[str]:
+    """--agents as a list of names, each one of _common.AGENTS."""
+    agents = [a for a in text.split(",") if a]
+    unknown = sorted(set(agents) - set(_common.AGENTS))
+    if unknown or not agents:
+        raise ValueError(f"--agents: expected names from {list(_common.AGENTS)}, got {text!r}")
+    return agents
 
-    try:
-        agents = [a for a in args.agents.split(",") if a]
-        unknown = sorted(set(agents) - set(AGENTS))
-        if unknown or not agents:
-            raise ValueError(f"--agents: expected names from {list(AGENTS)}, got {args.agents!r}")
-        if args.envs < 1:
-            raise ValueError(f"--envs: expected >= 1, got {args.envs}")
-        results = evaluate_agents(
-            agents, args.checkpoint, args.split, args.envs, args.device, args.seed
-        )
-    except (Error, OSError, ValueError) as error:
-        print(f"batchsim eval: error: {error}", file=sys.stderr)
-        return 2
+
+def _evaluate(args: argparse.Namespace) -> int:
+    agents = parse_agents(args.agents)
+    if args.envs < 1:
+        raise ValueError(f"--envs: expected >= 1, got {args.envs}")
+    results = evaluate_agents(
+        agents, args.checkpoint, args.split, args.envs, args.device, args.seed
+    )
     print(format_table(results))
     if args.json:
         write_bytes_atomically(args.json, json.dumps(results, indent=2).encode())
@@ -81,18 +74,20 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_eval_command(commands: argparse._SubParsersAction) -> None:
+def _eval(args: argparse.Namespace) -> int:
+    return _common.report_errors("eval", _evaluate, args, (Error, OSError, ValueError))
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
     cmd = commands.add_parser(
         "eval",
         help="evaluate agents on every episode of a split once (95%% confidence intervals)",
         description="Success, SPL, SoftSPL and distance_to_goal of each agent on the same "
         "episodes, as a table and optionally JSON.",
     )
-    cmd.add_argument("--checkpoint", help="checkpoint.pt or its run folder (for the policy)")
-    cmd.add_argument("--split", help="PointNav split (default: the checkpoint's val_dataset)")
+    _common.add_policy_arguments(cmd)
     cmd.add_argument("--agents", default="policy", help="comma-separated: policy, random, forward")
     cmd.add_argument("--envs", type=int, default=32, help="environments stepped together")
-    cmd.add_argument("--device", help="cpu or cuda:N (default: batchsim's choice)")
-    cmd.add_argument("--seed", type=int, default=0)
+    _common.add_device_and_seed(cmd)
     cmd.add_argument("--json", help="also write the results here (atomically)")
     cmd.set_defaults(handler=_eval)

@@ -1,0 +1,29 @@
+"""The `batchsim` command line: main() builds one parser from a module per subcommand
+(eval, video, doctor, scene_import, procgen, train, bench), each with add_command() and a
+handler; _common holds what several share."""
+
+from __future__ import annotations
+
+import argparse
+
+from batchsim.cli import bench, doctor, procgen, scene_import, train, video
+from batchsim.cli import eval as eval_command
+from batchsim.cli._common import report_errors
+from batchsim.errors import Error
+
+DESCRIPTION = "The `batchsim` command line. Subcommands arrive with the subsystems they drive."
+SUBCOMMANDS = (eval_command, video, doctor, scene_import, procgen, train, bench)
+"""In the order `batchsim --help` lists them."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="batchsim", description=DESCRIPTION)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for subcommand in SUBCOMMANDS:
+        subcommand.add_command(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return report_errors(args.command, args.handler, args, (Error, OSError))

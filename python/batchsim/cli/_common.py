@@ -1,0 +1,69 @@
+"""What several subcommands share: bad input reported as one line, and the arguments and
+setup of the commands that run an agent on a split (eval, video)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+AGENTS = ("policy", "random", "forward")
+"""Who can act: a trained policy (needs --checkpoint), uniformly random, forward only."""
+
+
+def report_errors(
+    command: str,
+    handler: Callable[[argparse.Namespace], int],
+    args: argparse.Namespace,
+    errors: tuple[type[BaseException], ...],
+) -> int:
+    """handler(args), with `errors` turned into 'batchsim COMMAND: error: ...' and exit
+    status 2: a clear message, not a traceback, for bad input."""
+    try:
+        return handler(args)
+    except errors as error:
+        print(f"batchsim {command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+def add_policy_arguments(cmd: argparse.ArgumentParser) -> None:
+    """--checkpoint and --split: the policy to run and the episodes to run it on."""
+    cmd.add_argument(
+        "--checkpoint", metavar="PATH", help="a checkpoint.pt or its run folder (for the policy)"
+    )
+    cmd.add_argument(
+        "--split", metavar="PATH", help="PointNav split (default: the checkpoint's val_dataset)"
+    )
+
+
+def add_device_and_seed(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("--device", help="cpu, cuda or cuda:N (default: batchsim's choice)")
+    cmd.add_argument("--seed", type=int, default=0, help="seeds the simulator and the agent")
+
+
+def load_policy_and_split(checkpoint: str | None, split: str | None, default_split=None):
+    """(policy, its TrainConfig, split): both None without a checkpoint; the split is
+    `split`, else the checkpoint's val_dataset, else `default_split`, and must exist."""
+    policy, config = None, None
+    if checkpoint:
+        from batchsim.train.checkpoint import load_policy
+
+        policy, config = load_policy(checkpoint)
+    split = split or (config.val_dataset if config else default_split)
+    if not split:
+        raise ValueError("--split: required without --checkpoint (a PointNav split folder)")
+    if not Path(split).exists():
+        raise FileNotFoundError(f"--split: no such split: {split}")
+    return policy, config, split
+
+
+def make_agent(name: str, policy, config, device, seed: int):
+    """The agent called `name` (one of AGENTS); the policy one runs on `device`."""
+    from batchsim.train.evaluate import ForwardAgent, PolicyAgent, RandomAgent
+
+    if name == "random":
+        return RandomAgent(seed)
+    if name == "forward":
+        return ForwardAgent()
+    return PolicyAgent(policy.to(device), config)

@@ -1,0 +1,62 @@
+"""`batchsim procgen`: procedural scenes and PointNav-v1 episodes in Habitat's layout
+(batchsim.procgen.build generates them)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    from batchsim.procgen.build import DatasetConfig
+
+    defaults = DatasetConfig()
+    cmd = commands.add_parser(
+        "procgen",
+        help="generate procedural indoor scenes and PointNav-v1 episodes (Habitat layout)",
+        description="Generate apartment- and office-like scenes (GLB + packed scene with "
+        "navmesh) and PointNav-v1 episodes in Habitat's json.gz layout.",
+    )
+    cmd.add_argument("--num-scenes", type=int, default=defaults.num_scenes)
+    cmd.add_argument("--seed", type=int, default=defaults.seed)
+    cmd.add_argument("--episodes-per-scene", type=int, default=defaults.episodes_per_scene)
+    cmd.add_argument("--triangle-budget", type=int, default=defaults.triangle_budget)
+    cmd.add_argument(
+        "--min-geodesic", type=float, default=defaults.min_geodesic, help="episode metres"
+    )
+    cmd.add_argument(
+        "--max-geodesic", type=float, default=defaults.max_geodesic, help="episode metres"
+    )
+    cmd.add_argument("--out", default="data/procgen", help="output folder (default data/procgen)")
+    cmd.add_argument("--preview", action="store_true", help="also write OUT/preview.png")
+    cmd.add_argument(
+        "--force", action="store_true", help="regenerate even if OUT holds this dataset already"
+    )
+    cmd.set_defaults(handler=_procgen)
+
+
+def _procgen(args: argparse.Namespace) -> int:
+    from batchsim.procgen.build import DatasetConfig, build_dataset, ensure_dataset
+    from batchsim.procgen.preview import write_preview
+
+    config = DatasetConfig(
+        num_scenes=args.num_scenes,
+        seed=args.seed,
+        episodes_per_scene=args.episodes_per_scene,
+        triangle_budget=args.triangle_budget,
+        min_geodesic=args.min_geodesic,
+        max_geodesic=args.max_geodesic,
+    )
+    manifest = (build_dataset if args.force else ensure_dataset)(args.out, config)
+    scenes = manifest["scenes"].values()
+    splits = ", ".join(f"{k} {len(manifest['splits'][k])}" for k in ("train", "val", "test"))
+    print(
+        f"wrote {len(scenes)} scenes and {sum(s['episodes'] for s in scenes)} episodes to "
+        f"{args.out} (generated in {manifest['seconds']:.1f} s) "
+        f"(splits: {splits})"
+    )
+    if args.preview:
+        preview = os.path.join(args.out, "preview.png")
+        write_preview(args.out, preview)
+        print(f"preview: {preview}")
+    return 0

@@ -1,0 +1,59 @@
+"""`batchsim train`: large-batch PPO from a preset, a JSON config and KEY=VALUE overrides
+(batchsim.train.run drives the Trainer, logs and checkpoints)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    from batchsim.train.config import PRESETS
+
+    cmd = commands.add_parser(
+        "train",
+        help="train a PointNav policy with large-batch PPO",
+        description="Large-batch PPO on batchsim environments. A preset, then --config "
+        "(JSON), then KEY=VALUE overrides of TrainConfig fields.",
+    )
+    cmd.add_argument("--preset", default="pointnav-depth", choices=sorted(PRESETS))
+    cmd.add_argument("--config", help="a JSON file of TrainConfig fields")
+    cmd.add_argument("--quiet", action="store_true", help="no progress bar")
+    cmd.add_argument(
+        "--resume", action="store_true", help="continue from LOG_DIR/checkpoint.pt if present"
+    )
+    cmd.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
+    cmd.set_defaults(handler=_train)
+
+
+def _train(args: argparse.Namespace) -> int:
+    from batchsim.train.config import make_config
+    from batchsim.train.run import train
+
+    try:
+        config = make_config(args.preset, args.config, args.overrides)
+    except ValueError as error:
+        print(f"batchsim train: error: {error}", file=sys.stderr)
+        return 2
+    from batchsim.train import distributed
+
+    trainer = train(config, show_progress=not args.quiet, resume=args.resume)
+    if trainer.rank == 0:
+        _print_summary(trainer, config.log_dir)
+    trainer.close()
+    distributed.shutdown()
+    return 0
+
+
+def _print_summary(trainer, log_dir: str) -> None:
+    metrics = trainer.episode_metrics()
+    print(
+        f"trained {trainer.frames:,} frames in {trainer.updates} updates; "
+        f"last {metrics['episodes']} episodes: "
+        + (
+            f"success {metrics['success']:.3f}, SPL {metrics['spl']:.3f}"
+            if metrics["episodes"]
+            else "none finished"
+        )
+    )
+    print(f"logs and checkpoint: {log_dir}")
