@@ -1,0 +1,17 @@
+"""Large-batch PPO for PointNav on batchsim.Simulator (needs torch: the `train` extra).
+
+    config       TrainConfig, one docstring per field; presets and key=value overrides
+    trainer      Trainer: rollouts from simulator halves, PPO updates, episode metrics
+    run          train(): the loop behind `batchsim train` (progress, logs, checkpoints)
+    models       policies: visual encoders, recurrent core, actor and critic heads
+    ppo          one PPO update over a rollout
+    storage      rollout storage, allocated once on the training device
+    lamb         the LAMB optimizer
+    schedule     the learning-rate recipe for large batches
+    checkpoint   checkpoints written atomically; load_policy for eval and video
+    distributed  several GPUs under torchrun (DDP, statistics across ranks)
+    evaluate     every episode of a split once: agents, measures, 95% intervals
+    video        episodes recorded as frames (batchsim.viz draws them)
+    curve        the learning curve of a run as a PNG
+
+Nothing is imported here, so `import batchsim.train.config` needs no torch."""
