@@ -1,6 +1,7 @@
 """`batchsim procgen` end to end: scenes, Habitat-layout episodes, splits, cache, preview."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -52,15 +53,42 @@ def test_same_seed_same_bytes(tmp_path, procgen_dataset):
     assert files == sorted(
         p.relative_to(out) for p in out.rglob("*") if p.is_file() and p.name != "preview.png"
     )
-    for relative in files:
-        if relative.name != "manifest.json":  # holds the generation time
-            assert (tmp_path / relative).read_bytes() == (out / relative).read_bytes(), relative
+    for relative in files:  # the manifest included: it holds no timings
+        assert (tmp_path / relative).read_bytes() == (out / relative).read_bytes(), relative
+
+
+def written_files(folder: Path) -> dict[Path, bytes]:
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_procgen_twice_writes_identical_files(tmp_path, capsys):
+    args = ["procgen", "--num-scenes", "3", "--seed", "4", "--episodes-per-scene", "2"]
+    for name in ("first", "second"):
+        argv = [*args, "--triangle-budget", "20000", "--preview", "--out", str(tmp_path / name)]
+        assert main(argv) == 0
+        assert "generated in" in capsys.readouterr().out  # timings are printed, not written
+    first, second = written_files(tmp_path / "first"), written_files(tmp_path / "second")
+    assert Path("manifest.json") in first and Path("preview.png") in first
+    assert first.keys() == second.keys()
+    for relative, data in first.items():
+        assert data == second[relative], relative
+    assert main([*args, "--triangle-budget", "20000", "--out", str(tmp_path / "first")]) == 0
+    assert "generated before" in capsys.readouterr().out  # reused, not regenerated
+    assert written_files(tmp_path / "first") == first
+
+
+def file_identity(path: Path) -> tuple[int, int]:
+    """Inode and modification time: an atomic rewrite changes both."""
+    stat = path.stat()
+    return stat.st_ino, stat.st_mtime_ns
 
 
 def test_cache_is_reused_until_the_config_changes(tmp_path):
     small = DatasetConfig(num_scenes=3, seed=1, episodes_per_scene=2, triangle_budget=20_000)
     first = ensure_dataset(tmp_path, small)
-    assert ensure_dataset(tmp_path, small)["seconds"] == first["seconds"]  # not regenerated
+    written = file_identity(tmp_path / "manifest.json")
+    assert ensure_dataset(tmp_path, small)["splits"] == first["splits"]
+    assert file_identity(tmp_path / "manifest.json") == written  # not regenerated
     other = ensure_dataset(tmp_path, DatasetConfig(**{**small.__dict__, "seed": 2}))
     assert other["config"]["seed"] == 2
     assert json.loads((tmp_path / "manifest.json").read_text())["config"]["seed"] == 2

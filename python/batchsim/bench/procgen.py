@@ -17,7 +17,7 @@ import tempfile
 import time
 
 from batchsim.bench import report
-from batchsim.procgen.build import DatasetConfig, build_dataset
+from batchsim.procgen.build import DatasetConfig, build_dataset_timed
 
 
 def summarize(values: list[float]) -> dict:
@@ -42,9 +42,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     )
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        manifest = build_dataset(args.data or tmp, config)
+        manifest, timings = build_dataset_timed(args.data or tmp, config)
         seconds = time.perf_counter() - started
-    scenes = list(manifest["scenes"].values())
+    # timings stay out of the manifest (its bytes follow from the seed): merge them back
+    scenes = [stats | timings["scenes"][name] for name, stats in manifest["scenes"].items()]
     stat_keys = ("triangles", "rooms", "navigable_area", "islands", "mean_geodesic_m", "seconds")
     record = {
         "benchmark": "procgen",

@@ -36,7 +36,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def _procgen(args: argparse.Namespace) -> int:
-    from batchsim.procgen.build import DatasetConfig, build_dataset, ensure_dataset
+    from batchsim.procgen.build import DatasetConfig, build_dataset_timed, current_manifest
     from batchsim.procgen.preview import write_preview
 
     config = DatasetConfig(
@@ -47,13 +47,17 @@ def _procgen(args: argparse.Namespace) -> int:
         min_geodesic=args.min_geodesic,
         max_geodesic=args.max_geodesic,
     )
-    manifest = (build_dataset if args.force else ensure_dataset)(args.out, config)
+    manifest = None if args.force else current_manifest(args.out, config)
+    if manifest is None:
+        manifest, timings = build_dataset_timed(args.out, config)
+        how = f"generated in {timings['seconds']:.1f} s"
+    else:
+        how = "generated before; --force regenerates"
     scenes = manifest["scenes"].values()
     splits = ", ".join(f"{k} {len(manifest['splits'][k])}" for k in ("train", "val", "test"))
     print(
         f"wrote {len(scenes)} scenes and {sum(s['episodes'] for s in scenes)} episodes to "
-        f"{args.out} (generated in {manifest['seconds']:.1f} s) "
-        f"(splits: {splits})"
+        f"{args.out} ({how}) (splits: {splits})"
     )
     if args.preview:
         preview = os.path.join(args.out, "preview.png")
