@@ -1,9 +1,11 @@
 #include "env/simulator.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "vk/command.hpp"
 
 namespace batchsim::env {
 namespace {
@@ -21,6 +23,24 @@ render::RendererConfig renderer_config(const sim::SimConfig& sim, const RenderOp
             .backend = o.backend};
 }
 
+// An empty tensor of `like`'s shape and type, or null where `like` is null.
+std::shared_ptr<PersistentTensor> twin(const std::shared_ptr<PersistentTensor>& like) {
+    if (!like) return nullptr;
+    return PersistentTensor::create(like->context(), like->shape(), like->dtype());
+}
+
+bool any_episode_ended(const sim::StepOutputs& out) {
+    for (std::size_t i = 0; i < out.terminated.size(); ++i)
+        if (out.terminated[i] || out.truncated[i]) return true;
+    return false;
+}
+
+void record_copy(VkCommandBuffer commands, const PersistentTensor& from,
+                 const PersistentTensor& to) {
+    const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = from.nbytes()};
+    vkCmdCopyBuffer(commands, from.vk_buffer(), to.vk_buffer(), 1, &region);
+}
+
 }  // namespace
 
 Simulator::Simulator(std::shared_ptr<GpuContext> context, const sim::SimConfig& sim_config,
@@ -31,6 +51,15 @@ Simulator::Simulator(std::shared_ptr<GpuContext> context, const sim::SimConfig& 
     sim_ = std::make_unique<sim::BatchSim>(sim_config, std::move(episodes));
     renderer_ = std::make_shared<render::BatchRenderer>(std::move(context),
                                                         renderer_config(sim_config, render));
+    if (render.final_views) {
+        BATCHSIM_CHECK(sim_config.autoreset == sim::AutoReset::SameStep, InvalidArgument,
+                       str("final_views: expected autoreset 'same_step' (only it ends and starts "
+                           "episodes in one step), got '",
+                           sim::name_of(sim_config.autoreset), "'"));
+        final_depth_ = twin(renderer_->depth());
+        final_rgb_ = twin(renderer_->rgb());
+        final_pointgoal_.resize(sim_->num_envs());
+    }
 }
 
 Simulator::~Simulator() {
@@ -83,12 +112,57 @@ double Simulator::last_step_seconds() const {
     return last_step_seconds_;
 }
 
+const std::shared_ptr<PersistentTensor>& Simulator::final_depth() const {
+    return final_depth_;
+}
+
+const std::shared_ptr<PersistentTensor>& Simulator::final_rgb() const {
+    return final_rgb_;
+}
+
+std::span<const std::array<float, 2>> Simulator::final_pointgoal() const {
+    return final_pointgoal_;
+}
+
 void Simulator::timed_step(std::uintptr_t cuda_stream) {
     const auto started = std::chrono::steady_clock::now();
-    sim_->step();
+    if (final_pointgoal_.empty()) {
+        sim_->step();
+    } else {
+        step_keeping_final_views(cuda_stream);
+    }
     render(cuda_stream);
     last_step_seconds_ =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+// The step in its two halves with the ended episodes' last views rendered in between, while
+// their scenes are still resident.
+void Simulator::step_keeping_final_views(std::uintptr_t cuda_stream) {
+    sim_->act();
+    const sim::StepOutputs& out = sim_->outputs();
+    std::copy(out.pointgoal.begin(), out.pointgoal.end(), final_pointgoal_.begin());
+    if (any_episode_ended(out)) {
+        render(cuda_stream);
+        copy_final_views(cuda_stream);
+    }
+    sim_->start_pending_episodes();
+}
+
+void Simulator::copy_final_views(std::uintptr_t cuda_stream) {
+    GpuContext& context = *renderer_->context();
+    auto recording = context.begin();
+    const VkCommandBuffer commands = recording.commands();
+    // After the render's writes (earlier submissions); before the next render overwrites.
+    vk::record_memory_barrier(commands, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                              VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                              VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    if (final_depth_) record_copy(commands, *renderer_->depth(), *final_depth_);
+    if (final_rgb_) record_copy(commands, *renderer_->rgb(), *final_rgb_);
+    vk::record_memory_barrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                              VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                              VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    context.submit(recording, cuda_stream);
 }
 
 void Simulator::render(std::uintptr_t cuda_stream) {

@@ -6,14 +6,17 @@
 // batch, say); step_wait() joins it. No Python and no per-environment work on the caller.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "core/background_task.hpp"
 #include "env/scene_mirror.hpp"
 #include "export/gpu_context.hpp"
+#include "export/tensor.hpp"
 #include "render/batch_renderer.hpp"
 #include "sim/batch_sim.hpp"
 
@@ -29,6 +32,10 @@ struct RenderOptions {
     bool depth = true;
     bool rgb = false;
     render::Backend backend = render::Backend::Auto;
+    // SameStep autoreset only: in a step where episodes end, also render the views they saw
+    // last (final_depth, final_rgb; gymnasium's final_obs). Costs a second render in those
+    // steps; trainers that bootstrap from values, not final observations, leave it off.
+    bool final_views = false;
 };
 
 class Simulator {
@@ -52,18 +59,29 @@ public:
     void step_wait();  // rethrows the step's error; returns at once if none is running
     [[nodiscard]] bool stepping() const;
 
+    // With RenderOptions::final_views, in a step where an episode ended: each environment's
+    // view and pointgoal before the autoreset (only the ended environments' entries are
+    // new). Null tensors / empty otherwise. Same shapes as the renderer's outputs.
+    [[nodiscard]] const std::shared_ptr<PersistentTensor>& final_depth() const;
+    [[nodiscard]] const std::shared_ptr<PersistentTensor>& final_rgb() const;
+    [[nodiscard]] std::span<const std::array<float, 2>> final_pointgoal() const;
+
     // Wall time of the last step in C++ (simulation, scene sync and render submission; with
     // CPU export the render itself), for measuring what the layers above add.
     [[nodiscard]] double last_step_seconds() const;
 
 private:
     void timed_step(std::uintptr_t cuda_stream);  // step + render, timed
+    void step_keeping_final_views(std::uintptr_t cuda_stream);
+    void copy_final_views(std::uintptr_t cuda_stream);
     void render(std::uintptr_t cuda_stream);
     void require_idle(const char* what) const;
 
     std::unique_ptr<sim::BatchSim> sim_;
     std::shared_ptr<render::BatchRenderer> renderer_;
     SceneMirror mirror_;
+    std::shared_ptr<PersistentTensor> final_depth_, final_rgb_;
+    std::vector<std::array<float, 2>> final_pointgoal_;
     double last_step_seconds_ = 0;
     BackgroundTask background_;  // last: joined before the rest is destroyed
 };

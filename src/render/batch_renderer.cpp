@@ -1,11 +1,13 @@
 #include "render/batch_renderer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <vector>
 
 #include "core/check.hpp"
+#include "core/choice.hpp"
 #include "core/strings.hpp"
 #include "render/draw_buffers.hpp"
 #include "render/gpu_scene.hpp"
@@ -31,15 +33,17 @@ std::unique_ptr<RenderBackend> create_backend(const vk::Device& device,
     return create_raster_backend(device, config, textures);
 }
 
+constexpr std::array<Choice<Backend>, 3> kBackends{
+    {{"auto", Backend::Auto}, {"raster", Backend::Raster}, {"compute", Backend::Compute}}};
+
 }  // namespace
 
 const char* backend_name(Backend backend) {
-    switch (backend) {
-        case Backend::Auto: return "auto";
-        case Backend::Raster: return "raster";
-        case Backend::Compute: return "compute";
-    }
-    return "unknown";
+    return choice_name<Backend>(backend, kBackends);
+}
+
+Backend parse_backend(std::string_view name) {
+    return parse_choice<Backend>(name, "backend", kBackends);
 }
 
 // The rule for Auto. The compute backend needs nothing beyond what every device batchsim

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string_view>
 
 #include "assets/packed_scene.hpp"
 #include "export/gpu_context.hpp"
@@ -32,8 +33,9 @@ enum class Backend : std::uint8_t {
     Compute,  // ray casting in compute shaders
 };
 
-// "auto", "raster", "compute".
+// "auto", "raster", "compute", both ways; parse_backend throws Error(InvalidArgument).
 [[nodiscard]] const char* backend_name(Backend backend);
+[[nodiscard]] Backend parse_backend(std::string_view name);
 // The backend `Auto` means on `device`: compute, unless the device cannot run it (see
 // batch_renderer.cpp for the rule and the measurements behind it).
 [[nodiscard]] Backend choose_backend(const vk::Device& device);
@@ -49,7 +51,7 @@ struct RendererConfig {
     std::uint32_t batches = 1;  // 1..views; views = the naive mode
     bool depth = true;          // outputs rendered (at least one)
     bool rgb = true;
-    Backend backend = Backend::Raster;
+    Backend backend = Backend::Auto;  // resolved by choose_backend at creation
 };
 
 struct ViewRange {

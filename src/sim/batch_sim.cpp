@@ -222,6 +222,11 @@ std::span<std::int32_t> BatchSim::actions() {
 }
 
 void BatchSim::step() {
+    act();
+    start_pending_episodes();
+}
+
+void BatchSim::act() {
     Impl& s = *impl_;
     BATCHSIM_CHECK(s.slots, InvalidArgument, "call reset() before step()");
     s.check_actions();
@@ -230,6 +235,10 @@ void BatchSim::step() {
         WorkerScratch& w = s.workers[static_cast<std::size_t>(worker)];
         for (std::size_t i = b; i < e; ++i) s.advance(i, w);
     });
+}
+
+void BatchSim::start_pending_episodes() {
+    Impl& s = *impl_;
     s.assign_episodes();
     s.begin_episodes();
     s.drop_queries(s.slots->collect());

@@ -49,6 +49,13 @@ public:
     // Advances every environment by its action. Throws Error(InvalidArgument) naming the
     // first environment whose action is out of range, before changing anything.
     void step();
+    // step() in its two halves, for a caller that looks at the batch in between (the env
+    // renders the views that ended episodes saw last): act() applies the actions, measures
+    // and reports; environments whose episode ended then wait. start_pending_episodes()
+    // starts the episodes autoreset owes (SameStep: the ones that just ended) and frees the
+    // scenes nobody uses any more.
+    void act();
+    void start_pending_episodes();
 
     [[nodiscard]] const EnvState& state() const;
     [[nodiscard]] const StepOutputs& outputs() const;

@@ -2,7 +2,10 @@
 
 #include <cmath>
 
+#include <array>
+
 #include "core/check.hpp"
+#include "core/choice.hpp"
 #include "core/strings.hpp"
 
 namespace batchsim::sim {
@@ -16,7 +19,34 @@ bool finite_in(float value, float lo, float hi) {
     return std::isfinite(value) && value >= lo && value <= hi;
 }
 
+constexpr std::array<Choice<EpisodeOrder>, 2> kOrders{
+    {{"train", EpisodeOrder::Train}, {"eval", EpisodeOrder::Eval}}};
+constexpr std::array<Choice<GeodesicMode>, 2> kGeodesicModes{
+    {{"corridor", GeodesicMode::Corridor}, {"exact", GeodesicMode::Exact}}};
+constexpr std::array<Choice<AutoReset>, 3> kAutoResets{{{"same_step", AutoReset::SameStep},
+                                                        {"next_step", AutoReset::NextStep},
+                                                        {"disabled", AutoReset::Disabled}}};
+
 }  // namespace
+
+EpisodeOrder parse_episode_order(std::string_view name) {
+    return parse_choice<EpisodeOrder>(name, "mode", kOrders);
+}
+GeodesicMode parse_geodesic_mode(std::string_view name) {
+    return parse_choice<GeodesicMode>(name, "geodesic", kGeodesicModes);
+}
+AutoReset parse_autoreset(std::string_view name) {
+    return parse_choice<AutoReset>(name, "autoreset", kAutoResets);
+}
+const char* name_of(EpisodeOrder order) {
+    return choice_name<EpisodeOrder>(order, kOrders);
+}
+const char* name_of(GeodesicMode mode) {
+    return choice_name<GeodesicMode>(mode, kGeodesicModes);
+}
+const char* name_of(AutoReset mode) {
+    return choice_name<AutoReset>(mode, kAutoResets);
+}
 
 void validate(const TaskConfig& t) {
     require(finite_in(t.forward_step, 1e-4f, 100.0f) && t.forward_step > 0,
@@ -31,8 +61,6 @@ void validate(const TaskConfig& t) {
     require(t.max_episode_steps >= 1, "TaskConfig.max_episode_steps", ">= 1", t.max_episode_steps);
     require(finite_in(t.camera_height, -100.0f, 100.0f), "TaskConfig.camera_height",
             "finite, within 100 m", t.camera_height);
-    require(finite_in(t.hfov_degrees, 0.0f, 179.0f) && t.hfov_degrees > 0,
-            "TaskConfig.hfov_degrees", "in (0, 179]", t.hfov_degrees);
 }
 
 void validate(const SimConfig& c) {

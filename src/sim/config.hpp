@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace batchsim::sim {
 
@@ -17,7 +18,6 @@ struct TaskConfig {
     float success_reward = 2.5f;    // added to the step that succeeds
     int max_episode_steps = 500;    // a longer episode is truncated
     float camera_height = 1.25f;    // camera above the agent's navmesh position (metres)
-    float hfov_degrees = 90.0f;     // horizontal field of view, for the renderer
     bool allow_sliding = true;      // slide along walls (habitat-sim's default) or stop
 };
 
@@ -55,6 +55,15 @@ struct SimConfig {
     double loader_bytes_per_second = 512.0 * 1024 * 1024;
     TaskConfig task;
 };
+
+// The names Python uses for the enumerations ("train", "corridor", "same_step", ...), both
+// ways; parse_* throw Error(InvalidArgument) listing the choices.
+EpisodeOrder parse_episode_order(std::string_view name);
+GeodesicMode parse_geodesic_mode(std::string_view name);
+AutoReset parse_autoreset(std::string_view name);
+const char* name_of(EpisodeOrder order);
+const char* name_of(GeodesicMode mode);
+const char* name_of(AutoReset mode);
 
 // Throw Error(InvalidArgument) naming the field, what it must be and what it is.
 void validate(const TaskConfig& task);

@@ -252,3 +252,29 @@ TEST_CASE("BatchSim: autoreset modes", "[batch_sim]") {
         CHECK(sim.state().needs_episode[0] == 1);
     }
 }
+
+TEST_CASE("BatchSim: step() is act() then start_pending_episodes(), bit for bit",
+          "[batch_sim]") {
+    const auto scenes = test::standard_scenes();
+    const auto episodes = test::random_episodes(scenes, 4, 10);
+    BatchSim whole(small_config(24, 2), episodes);
+    BatchSim halves(small_config(24, 2), episodes);
+    whole.reset();
+    halves.reset();
+    std::size_t ended = 0;
+    for (std::size_t t = 0; t < 120; ++t) {
+        set_actions(whole, t);
+        set_actions(halves, t);
+        whole.step();
+        halves.act();
+        // Between the halves an ended episode still shows its last state.
+        for (std::size_t i = 0; i < 24; ++i)
+            if (halves.outputs().terminated[i] || halves.outputs().truncated[i]) {
+                CHECK(halves.state().needs_episode[i] == 1);
+                ended += 1;
+            }
+        halves.start_pending_episodes();
+        for (std::size_t i = 0; i < 24; ++i) REQUIRE(env_record(whole, i) == env_record(halves, i));
+    }
+    CHECK(ended > 10);  // the check above ran on real episode ends
+}

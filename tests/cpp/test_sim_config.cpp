@@ -23,11 +23,24 @@ TEST_CASE("SimConfig: the defaults are valid; bad fields are named", "[sim_confi
     c.task.max_episode_steps = 1999;
     CHECK_THROWS_WITH(validate(c), Catch::Contains("steps_per_scene must be greater than"));
     c = {};
-    c.task.hfov_degrees = 180;
-    CHECK_THROWS_AS(validate(c), Error);
+    c.task.camera_height = std::numeric_limits<float>::infinity();
+    CHECK_THROWS_WITH(validate(c), Catch::Contains("TaskConfig.camera_height"));
     c = {};
     c.num_threads = 0;
     CHECK_THROWS_WITH(validate(c), Catch::Contains("num_threads"));
+}
+
+TEST_CASE("SimConfig: enumerations by name, both ways", "[sim_config]") {
+    CHECK(parse_episode_order("eval") == EpisodeOrder::Eval);
+    CHECK(parse_geodesic_mode("exact") == GeodesicMode::Exact);
+    CHECK(parse_autoreset("next_step") == AutoReset::NextStep);
+    for (const auto mode : {AutoReset::SameStep, AutoReset::NextStep, AutoReset::Disabled})
+        CHECK(parse_autoreset(name_of(mode)) == mode);
+    CHECK(std::string(name_of(GeodesicMode::Corridor)) == "corridor");
+    CHECK_THROWS_WITH(parse_episode_order("test"),
+                      Catch::Equals("mode: expected 'train' or 'eval', got 'test'"));
+    CHECK_THROWS_WITH(parse_autoreset("always"),
+                      Catch::Contains("expected 'same_step', 'next_step' or 'disabled'"));
 }
 
 TEST_CASE("EpisodeSet: validation names the bad episode", "[sim_config]") {
