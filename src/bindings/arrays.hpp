@@ -4,6 +4,7 @@
 #include <array>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -16,6 +17,9 @@ namespace batchsim::bindings {
 using FloatArray = pybind11::array_t<float, pybind11::array::c_style | pybind11::array::forcecast>;
 using IntArray =
     pybind11::array_t<std::int32_t, pybind11::array::c_style | pybind11::array::forcecast>;
+
+using MaskArray =
+    pybind11::array_t<std::uint8_t, pybind11::array::c_style | pybind11::array::forcecast>;
 
 inline std::string shape_of(const pybind11::array& array) {
     return "[" + join_shape(std::span(array.shape(), static_cast<std::size_t>(array.ndim()))) + "]";
@@ -36,6 +40,23 @@ inline std::span<const std::array<float, 3>> to_points(const FloatArray& array, 
                    str(name, ": expected an array of shape [N, 3], got ", shape_of(array)));
     return {reinterpret_cast<const std::array<float, 3>*>(array.data()),
             static_cast<std::size_t>(array.shape(0))};
+}
+
+// Rows of an [M, Width] float32 array as fixed-size arrays.
+template <std::size_t Width>
+std::vector<std::array<float, Width>> rows(const FloatArray& a, std::size_t m, const char* name) {
+    BATCHSIM_CHECK(a.ndim() == 2 && std::size_t(a.shape(0)) == m && a.shape(1) == Width,
+                   InvalidArgument,
+                   str(name, ": expected float32 [", m, ", ", Width, "], got ", shape_of(a)));
+    const auto* first = reinterpret_cast<const std::array<float, Width>*>(a.data());
+    return {first, first + m};
+}
+
+// A [N] bool mask (any array numpy casts to uint8) as bytes.
+inline std::span<const std::uint8_t> to_mask(const MaskArray& mask, std::size_t n) {
+    BATCHSIM_CHECK(mask.ndim() == 1 && std::size_t(mask.shape(0)) == n, InvalidArgument,
+                   str("mask: expected bool [", n, "], got ", shape_of(mask)));
+    return {mask.data(), n};
 }
 
 inline pybind11::array_t<float> to_numpy(const std::array<float, 3>& point) {

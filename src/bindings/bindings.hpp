@@ -11,7 +11,7 @@ void bind_tensor(pybind11::module_& m);
 void bind_diag(pybind11::module_& m);
 void bind_nav(pybind11::module_& m);
 void bind_scene(pybind11::module_& m);
-void bind_sim_config(pybind11::module_& m);
+void bind_configs(pybind11::module_& m);
 void bind_sim(pybind11::module_& m);
 void bind_render(pybind11::module_& m);
 void bind_env(pybind11::module_& m);

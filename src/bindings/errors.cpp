@@ -29,6 +29,8 @@ const char* class_name(Error::Kind kind) {
 void bind_errors(py::module_& m) {
     // Held for the life of the process: the translator may run during interpreter shutdown.
     static PyObject* errors = py::module_::import("batchsim.errors").release().ptr();
+    // pybind11's translator type takes the exception_ptr by value.
+    // NOLINTNEXTLINE(performance-unnecessary-value-param)
     py::register_exception_translator([](std::exception_ptr pending) {
         try {
             if (pending) std::rethrow_exception(pending);

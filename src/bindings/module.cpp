@@ -10,7 +10,7 @@ PYBIND11_MODULE(_core, m) {
     batchsim::bindings::bind_diag(m);
     batchsim::bindings::bind_nav(m);
     batchsim::bindings::bind_scene(m);
-    batchsim::bindings::bind_sim_config(m);
+    batchsim::bindings::bind_configs(m);
     batchsim::bindings::bind_sim(m);
     batchsim::bindings::bind_render(m);
     batchsim::bindings::bind_env(m);

@@ -1,5 +1,6 @@
-// batchsim._core.BatchRenderer: arguments checked here, then the GIL is released around
-// uploads and renders. Its outputs are persistent batchsim.Tensor objects.
+// batchsim._core.BatchRenderer(context, config): arguments checked here, then the GIL is
+// released around uploads and renders. Its outputs are persistent batchsim.Tensor objects.
+// `stream` is the consumer's CUDA stream (a CUstream handle; 0 = the default stream).
 #include <optional>
 
 #include <pybind11/numpy.h>
@@ -7,9 +8,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings/arrays.hpp"
-#include "bindings/backend_arg.hpp"
 #include "bindings/bindings.hpp"
-#include "bindings/streams.hpp"
 #include "render/batch_renderer.hpp"
 
 namespace py = pybind11;
@@ -51,28 +50,15 @@ void bind_render(py::module_& m) {
         m, "BatchRenderer",
         "Every view of a batch in one submission; backend 'raster', 'compute' (ray casting) "
         "or 'auto' (see batchsim doctor).")
-        .def(py::init([](std::shared_ptr<GpuContext> context, std::uint32_t views,
-                         std::uint32_t width, std::uint32_t height, float hfov, float near_plane,
-                         float far_plane, std::uint32_t places, std::uint32_t batches, bool depth,
-                         bool rgb, const std::string& backend) {
-                 const render::RendererConfig config{views,
-                                                     width,
-                                                     height,
-                                                     hfov,
-                                                     near_plane,
-                                                     far_plane,
-                                                     places,
-                                                     batches,
-                                                     depth,
-                                                     rgb,
-                                                     parse_backend(backend)};
-                 py::gil_scoped_release unlocked;
-                 return std::make_shared<BatchRenderer>(std::move(context), config);
-             }),
-             py::arg("context"), py::arg("views"), py::kw_only(), py::arg("width") = 64,
-             py::arg("height") = 64, py::arg("hfov") = 90.0f, py::arg("near") = 0.01f,
-             py::arg("far") = 1000.0f, py::arg("places") = 2, py::arg("batches") = 1,
-             py::arg("depth") = true, py::arg("rgb") = true, py::arg("backend") = "auto")
+        .def(
+            py::init([](std::shared_ptr<GpuContext> context, const render::RendererConfig& config) {
+                py::gil_scoped_release unlocked;
+                return std::make_shared<BatchRenderer>(std::move(context), config);
+            }),
+            py::arg("context"), py::arg("config"))
+        .def_property_readonly("context", &BatchRenderer::context)
+        .def_property_readonly("config", &BatchRenderer::config,
+                               "the RendererConfig, with backend resolved")
         .def_property_readonly(
             "backend",
             [](const BatchRenderer& r) { return render::backend_name(r.config().backend); },
@@ -89,14 +75,12 @@ void bind_render(py::module_& m) {
         .def(
             "render",
             [](BatchRenderer& r, const FloatArray& positions, const FloatArray& rotations,
-               const UIntArray& places, std::optional<std::int64_t> stream) {
+               const UIntArray& places, std::uintptr_t stream) {
                 const auto poses = camera_poses(r.config().views, positions, rotations, places);
-                const std::uintptr_t s = consumer_stream(*r.context(), stream);
                 py::gil_scoped_release unlocked;
-                r.render(poses, s);
+                r.render(poses, stream);
             },
-            py::arg("positions"), py::arg("rotations"), py::arg("places"),
-            py::arg("stream") = py::none())
+            py::arg("positions"), py::arg("rotations"), py::arg("places"), py::arg("stream") = 0)
         .def_property_readonly("batches", &BatchRenderer::batch_count)
         .def(
             "batch_views",
@@ -108,16 +92,14 @@ void bind_render(py::module_& m) {
         .def(
             "submit",
             [](BatchRenderer& r, std::uint32_t batch, const FloatArray& positions,
-               const FloatArray& rotations, const UIntArray& places,
-               std::optional<std::int64_t> stream) {
+               const FloatArray& rotations, const UIntArray& places, std::uintptr_t stream) {
                 const auto views = r.batch_views(batch).count;
                 const auto poses = camera_poses(views, positions, rotations, places);
-                const std::uintptr_t s = consumer_stream(*r.context(), stream);
                 py::gil_scoped_release unlocked;
-                r.submit(batch, poses, s);
+                r.submit(batch, poses, stream);
             },
             py::arg("batch"), py::arg("positions"), py::arg("rotations"), py::arg("places"),
-            py::arg("stream") = py::none())
+            py::arg("stream") = 0)
         .def(
             "wait",
             [](BatchRenderer& r, std::uint32_t batch) {

@@ -87,7 +87,9 @@ torch tensor. The torch tensor keeps the buffer and its Context alive.)doc")
              })
         .def(
             "torch",
-            [](py::object self) { return py::module_::import("torch").attr("from_dlpack")(self); },
+            [](const py::object& self) {
+                return py::module_::import("torch").attr("from_dlpack")(self);
+            },
             "torch.from_dlpack(self): a torch tensor aliasing this buffer.")
         .def("__repr__", [](const PersistentTensor& t) {
             return str("batchsim.Tensor(shape=(", join_shape(t.shape()),
