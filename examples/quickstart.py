@@ -9,7 +9,6 @@ from __future__ import annotations
 import torch
 
 import batchsim
-from batchsim import _core
 
 
 def main() -> None:
@@ -17,7 +16,7 @@ def main() -> None:
     print(f"device: {ctx.device_info['name']} -> tensors on {ctx.torch_device}")
 
     frames = ctx.tensor((16, 64, 64))  # persistent: created once, exported once
-    fill = _core.PatternFill(ctx)
+    fill = batchsim.PatternFill(ctx)
     view = torch.from_dlpack(frames)  # zero-copy alias of the Vulkan buffer
     for seed in range(3):
         fill.run(frames, seed)  # the GPU rewrites the buffer; `view` sees it

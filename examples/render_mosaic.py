@@ -35,7 +35,8 @@ def main() -> None:
     paths = sorted((data / "scene_datasets" / "procgen").glob("*.bsscene"))[:2]
     scenes = [batchsim.Scene.load(p) for p in paths]
     renderer = batchsim.BatchRenderer(
-        batchsim.Context(), VIEWS, width=SIZE, height=SIZE, places=len(scenes)
+        batchsim.Context(),
+        batchsim.RendererConfig(views=VIEWS, width=SIZE, height=SIZE, places=len(scenes)),
     )
     per_scene = VIEWS // len(scenes)
     poses = [cameras(scene, per_scene, seed=place) for place, scene in enumerate(scenes)]

@@ -1,6 +1,6 @@
 """Simulation tour: evaluate a compass agent on the procedural validation split.
 
-Runs batchsim.PointNavSim in evaluation mode (every episode exactly once) with an agent that
+Runs batchsim.BatchSim in evaluation mode (every episode exactly once) with an agent that
 only reads pointgoal_with_gps_compass: it turns towards the goal, walks, and calls STOP
 within 0.2 m. It knows nothing of walls, so it succeeds where the way is straight and
 slides along walls elsewhere. Prints success/SPL/SoftSPL and draws every trajectory over
@@ -39,7 +39,7 @@ def compass_actions(pointgoal: np.ndarray) -> np.ndarray:
     return actions
 
 
-def evaluate(sim: batchsim.PointNavSim) -> tuple[dict[int, dict], float]:
+def evaluate(sim: batchsim.BatchSim) -> tuple[dict[int, dict], float]:
     """Every episode's trajectory and final measures, and the wall time."""
     episodes: dict[int, dict] = {}
     started = time.perf_counter()
@@ -83,7 +83,7 @@ def main() -> None:
     data = Path(sys.argv[1] if len(sys.argv) > 1 else "data/procgen")
     out = Path(sys.argv[2] if len(sys.argv) > 2 else "build/demo")
     out.mkdir(parents=True, exist_ok=True)
-    sim = batchsim.PointNavSim(data / "pointnav" / "val", NUM_ENVS, mode="eval", num_threads=2)
+    sim = batchsim.BatchSim(data / "pointnav" / "val", NUM_ENVS, mode="eval", num_threads=2)
     episodes, seconds = evaluate(sim)
     measures = {
         k: np.mean([e[k] for e in episodes.values()]) for k in ("success", "spl", "softspl")

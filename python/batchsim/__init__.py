@@ -1,8 +1,10 @@
 """batchsim: a batch simulator for embodied RL (Vulkan rendering, Detour navigation,
 zero-copy DLPack export to PyTorch).
 
-The C++ core lives in :mod:`batchsim._core`; this package re-exports its owners and adds
-the Python-side API.
+The C++ core lives in :mod:`batchsim._core`; this package holds one Python owner per C++
+owner (Context, BatchRenderer, BatchSim, Simulator), the C++ configuration structs as value
+types (SimConfig, TaskConfig, RenderOptions, RendererConfig), and the Python-side API
+(BatchNavEnv, datasets, procgen, the trainer). docs/architecture.md maps the layers.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ except ImportError as exc:  # pragma: no cover - exercised only on broken instal
     ) from exc
 
 from batchsim import datasets
+from batchsim.diag import PatternFill
+from batchsim.options import RendererConfig, RenderOptions, SimConfig, TaskConfig
+from batchsim.renderer import BatchRenderer
 from batchsim.scenes import (
     NavMesh,
     NavMeshSettings,
@@ -36,10 +41,9 @@ from batchsim.scenes import (
     import_scene,
     navmesh_settings,
 )
-from batchsim.sim import PointNavSim, TaskConfig
+from batchsim.sim import BatchSim, SimOutputs
 from batchsim.simulator import Simulator
 
-BatchRenderer = _core.BatchRenderer
 Context = _core.Context
 Tensor = _core.Tensor
 list_devices = _core.list_devices
@@ -62,6 +66,7 @@ def __getattr__(name: str):
 __all__ = [
     "BatchNavEnv",
     "BatchRenderer",
+    "BatchSim",
     "Context",
     "CudaError",
     "DeviceNotFoundError",
@@ -72,8 +77,12 @@ __all__ = [
     "MissingFileError",
     "NavMesh",
     "NavMeshSettings",
-    "PointNavSim",
+    "PatternFill",
+    "RenderOptions",
+    "RendererConfig",
     "Scene",
+    "SimConfig",
+    "SimOutputs",
     "Simulator",
     "TaskConfig",
     "Tensor",

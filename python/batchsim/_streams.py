@@ -1,4 +1,5 @@
-"""The CUDA stream batchsim orders its GPU work against when the caller names none."""
+"""The CUDA stream batchsim orders its GPU work against: the caller's, else PyTorch's current
+stream. The C++ core takes it as an argument (0, the default stream, when none is passed)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ import sys
 LEGACY_DEFAULT_STREAM = 1  # CU_STREAM_LEGACY, as the DLPack protocol numbers it
 
 
-def current_stream(device_index: int) -> int:
-    """PyTorch's current stream on ``cuda:device_index`` if torch is in use, else legacy."""
+def consumer_stream(device: str, stream: int | None = None) -> int:
+    """``stream`` if given; for a "cuda:N" device PyTorch's current stream there when torch is
+    in use (else the legacy default stream); 0 (unused) for "cpu"."""
+    if stream is not None:
+        return int(stream)
+    if not device.startswith("cuda"):
+        return 0
     torch = sys.modules.get("torch")
     if torch is None or not torch.cuda.is_available():
         return LEGACY_DEFAULT_STREAM
-    handle = torch.cuda.current_stream(device_index).cuda_stream
-    return handle or LEGACY_DEFAULT_STREAM
+    index = int(device.partition(":")[2] or 0)
+    return torch.cuda.current_stream(index).cuda_stream or LEGACY_DEFAULT_STREAM

@@ -46,12 +46,11 @@ def _print_cuda(status: dict, devices: list[dict]) -> None:
 
 def _self_test() -> bool:
     import batchsim
-    from batchsim import _core
 
     context = batchsim.Context()
     count, seed = 1 << 16, random.randrange(1 << 32)
     tensor = context.tensor((count,))
-    fill = _core.PatternFill(context)
+    fill = batchsim.PatternFill(context)
     try:
         import torch
     except ImportError:
@@ -63,7 +62,7 @@ def _self_test() -> bool:
     values = torch.from_dlpack(tensor).cpu()
     elapsed_ms = (time.perf_counter() - start) * 1e3
     wrong = sum(
-        values[i].item() != _core.PatternFill.expected(i, seed) for i in range(0, count, 97)
+        values[i].item() != batchsim.PatternFill.expected(i, seed) for i in range(0, count, 97)
     )
     same_memory = torch.from_dlpack(tensor).data_ptr() == tensor.data_ptr
     ok = wrong == 0 and same_memory

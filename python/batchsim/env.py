@@ -16,15 +16,20 @@ Tensor lifetimes: every tensor returned is rewritten in place by the next reset 
 (the addresses never change), so keep what must outlive it with ``.clone()``. Between
 ``step_async`` and ``step_wait`` none of them may be read.
 
-Autoreset (``metadata["autoreset_mode"]``): NEXT_STEP (gymnasium's default) starts a new
-episode at the step after one ends, ignoring that step's action; SAME_STEP starts it within
-the step that ended it and puts the final observation and info in
-``info["final_obs"]``/``info["final_info"]`` (masked by ``info["_final_obs"]``; this renders
-twice in steps where an episode ends); DISABLED leaves ended environments to
+Autoreset (``metadata["autoreset_mode"]``) is the simulator's own (``SimConfig.autoreset``):
+NEXT_STEP (gymnasium's default) starts a new episode at the step after one ends, ignoring
+that step's action; SAME_STEP starts it within the step that ended it, and
+``info["final_obs"]``/``info["final_info"]`` (masked by ``info["_final_obs"]``) hold the
+ended episodes' last observation and info: the simulator renders those views before the
+autoreset (``final_views``, on by default here; a second render in steps where an episode
+ends; pass ``final_views=False`` to skip it, as the trainer does). In SAME_STEP, info's
+distance_to_goal and collisions of an ended environment are its ended episode's; episode_id
+and scene_id already name the new one. DISABLED leaves ended environments to
 ``reset(options={"reset_mask": mask})``.
 
-Double-buffered half-batches: two envs of N/2 sharing one context (:func:`make_env_halves`)
-let a trainer run the policy on one half while the other simulates and renders::
+Double-buffered half-batches (:func:`make_env_halves`, the trainer's pipelining too): two
+envs of N/2, each on its own context, let a trainer run the policy on one half while the
+other simulates and renders::
 
     envs = batchsim.make_env_halves(dataset, 2048, device="cuda:0")
     obs = [env.reset(seed=0)[0] for env in envs]
@@ -39,8 +44,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -48,19 +52,14 @@ import torch
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from batchsim import _core
 from batchsim._staging import Staging
+from batchsim.actions import ACTIONS, check_actions
 from batchsim.datasets import PointNavDataset
-from batchsim.simulator import Simulator, make_context
+from batchsim.simulator import Simulator
 
 POINTGOAL = "pointgoal_with_gps_compass"
-_CORE_AUTORESET = {
-    AutoresetMode.NEXT_STEP: "next_step",
-    AutoresetMode.SAME_STEP: "disabled",  # the env resets after rendering the final view
-    AutoresetMode.DISABLED: "disabled",
-}
 _EPISODE_METRICS = ("success", "spl", "softspl")
-_STEP_METRICS = {
+_STEP_METRICS = {  # info key: SimOutputs field
     "distance_to_goal": "distance_to_goal",
     "collisions": "collisions",
     "episode_id": "episode_index",
@@ -68,10 +67,10 @@ _STEP_METRICS = {
 }
 
 
-def _autoreset_mode(mode) -> AutoresetMode:
+def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
+    """An AutoresetMode from itself or its name ("next_step", "NEXT_STEP", "NextStep")."""
     if isinstance(mode, AutoresetMode):
         return mode
-    # "next_step", "NEXT_STEP" and "NextStep" all name AutoresetMode.NEXT_STEP.
     names = {m.name.replace("_", "").lower(): m for m in AutoresetMode}
     key = str(mode).replace("_", "").lower()
     if key not in names:
@@ -82,40 +81,39 @@ def _autoreset_mode(mode) -> AutoresetMode:
     return names[key]
 
 
-def actions_to_numpy(actions, num_envs: int, action_count: int) -> np.ndarray:
-    """[N] int32 from a torch tensor (any device), numpy array or list; ValueError naming
-    what was expected and what was given otherwise."""
-    expected = f"{num_envs} integer actions in 0..{action_count - 1}"
-    if isinstance(actions, torch.Tensor):
-        actions = actions.detach().cpu().numpy()
-    elif not isinstance(actions, np.ndarray):
-        try:
-            actions = np.asarray(actions)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"actions: expected {expected}, got {type(actions).__name__}"
-            ) from None
-    if actions.shape != (num_envs,):
-        raise ValueError(f"actions: expected shape [{num_envs}], got {list(actions.shape)}")
-    if actions.dtype.kind == "f":
-        if np.isnan(actions).any():
-            raise ValueError(f"actions: expected {expected}, got NaN")
-        raise ValueError(f"actions: expected an integer dtype, got {actions.dtype}")
-    if actions.dtype.kind not in "iu":
-        raise ValueError(f"actions: expected an integer dtype, got {actions.dtype}")
-    bad = (actions < 0) | (actions >= action_count)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"actions: expected {expected}, got {actions[i]} at index {i}")
-    return actions.astype(np.int32, copy=False)
+def visual_observations(sim: Simulator, final: bool = False) -> dict[str, torch.Tensor]:
+    """A Simulator's views as torch tensors without a copy: depth [N, 1, H, W] float32 and
+    rgb [N, 3, H, W] uint8 (the alpha channel dropped), where it renders them; ``final``:
+    the views before the autoreset (final_views)."""
+    depth, rgb = (sim.final_depth, sim.final_rgb) if final else (sim.depth, sim.rgb)
+    views = {}
+    if depth is not None:
+        views["depth"] = torch.from_dlpack(depth)
+    if rgb is not None:
+        views["rgb"] = torch.from_dlpack(rgb)[..., :3].permute(0, 3, 1, 2)
+    return views
+
+
+def observation_space(sim: Simulator) -> gym.spaces.Dict:
+    """One environment's observation space, from what the simulator renders."""
+    height, width = sim.resolution
+    spaces = {}
+    if "depth" in sim.sensors:
+        spaces["depth"] = gym.spaces.Box(0.0, np.inf, (1, height, width), np.float32)
+    if "rgb" in sim.sensors:
+        spaces["rgb"] = gym.spaces.Box(0, 255, (3, height, width), np.uint8)
+    spaces[POINTGOAL] = gym.spaces.Box(
+        np.float32([0.0, -math.pi]), np.float32([np.inf, math.pi]), (2,), np.float32
+    )
+    return gym.spaces.Dict(spaces)
 
 
 class BatchNavEnv(gym.vector.VectorEnv):
-    """See the module docstring. dataset: a PointNavDataset or a split path; sensors:
-    "depth" and/or "rgb"; resolution: (height, width); device: "cpu", "cuda:N" or None
-    (CUDA where the Vulkan device is an NVIDIA GPU); autoreset_mode: an AutoresetMode or
-    its name; the other options are batchsim.Simulator's (mode, scenes_resident,
-    num_threads, task, geodesic, steps_per_scene, context, hfov)."""
+    """See the module docstring. dataset: a PointNavDataset or a split path; num_envs and
+    ``fields``: batchsim.Simulator's (sensors, resolution, backend, seed, mode,
+    scenes_resident, num_threads, task, final_views, ...; ``help(batchsim.Simulator)``);
+    device: "cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU), or a
+    shared ``context``; autoreset_mode: an AutoresetMode or its name."""
 
     metadata: ClassVar[dict] = {
         "autoreset_mode": AutoresetMode.NEXT_STEP,
@@ -125,93 +123,58 @@ class BatchNavEnv(gym.vector.VectorEnv):
     def __init__(
         self,
         dataset: PointNavDataset | str | os.PathLike,
-        num_envs: int,
+        num_envs: int | None = None,
         *,
-        sensors: Sequence[str] = ("depth",),
-        resolution: int | tuple[int, int] = (64, 64),
-        device: str | None = None,
-        seed: int = 0,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = "rgb_array",
-        **options,
+        **fields: Any,
     ):
-        mode = _autoreset_mode(autoreset_mode)
+        mode = parse_autoreset_mode(autoreset_mode)
+        if "autoreset" in fields:
+            raise TypeError("BatchNavEnv: pass autoreset_mode, not autoreset")
+        if "render" not in fields:  # a RenderOptions object says final_views itself
+            fields.setdefault("final_views", mode == AutoresetMode.SAME_STEP)
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         self.render_mode = render_mode
-        self.sim = Simulator(
-            dataset,
-            num_envs,
-            sensors=sensors,
-            resolution=resolution,
-            device=device,
-            seed=seed,
-            autoreset=_CORE_AUTORESET[mode],
-            **options,
-        )
+        self.sim = Simulator(dataset, num_envs, autoreset=mode.name.lower(), **fields)
         self.num_envs = self.sim.num_envs
         self.device = torch.device(self.sim.device)
         self._closed_env = False
-        self._build_spaces()
-        self._observations = self._observation_views()
+        self.single_observation_space = observation_space(self.sim)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.single_action_space = gym.spaces.Discrete(len(ACTIONS))
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._observations = visual_observations(self.sim)
+        self._final_views = visual_observations(self.sim, final=True)
         self._staging = Staging(self._staged_fields(), self.device)
         self._all = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
 
-    # ---- spaces and outputs ----
-
-    def _build_spaces(self) -> None:
-        spaces = {}
-        if self.sim.depth is not None:
-            shape = tuple(self.sim.depth.shape[1:])
-            spaces["depth"] = gym.spaces.Box(0.0, np.inf, shape, np.float32)
-        if self.sim.rgb is not None:
-            _, height, width, _ = self.sim.rgb.shape
-            spaces["rgb"] = gym.spaces.Box(0, 255, (3, height, width), np.uint8)
-        spaces[POINTGOAL] = gym.spaces.Box(
-            np.float32([0.0, -math.pi]), np.float32([np.inf, math.pi]), (2,), np.float32
-        )
-        self.single_observation_space = gym.spaces.Dict(spaces)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.single_action_space = gym.spaces.Discrete(len(_core.ACTIONS))
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-
-    def _observation_views(self) -> dict[str, torch.Tensor]:
-        views = {}
-        if self.sim.depth is not None:
-            views["depth"] = torch.from_dlpack(self.sim.depth)
-        if self.sim.rgb is not None:
-            views["rgb"] = torch.from_dlpack(self.sim.rgb)[..., :3].permute(0, 3, 1, 2)
-        return views
+    # ---- outputs ----
 
     def _staged_fields(self) -> dict:
-        n = self.num_envs
-        fields = {
-            POINTGOAL: (np.float32, (n, 2)),
-            "reward": (np.float32, (n,)),
-            "terminated": (np.bool_, (n,)),
-            "truncated": (np.bool_, (n,)),
-        }
-        fields |= {name: (np.float32, (n,)) for name in _EPISODE_METRICS}
-        fields |= {
-            "distance_to_goal": (np.float32, (n,)),
-            "collisions": (np.int32, (n,)),
-            "episode_id": (np.int64, (n,)),
-            "scene_id": (np.int32, (n,)),
-        }
-        return fields
+        """The host results copied to the device each step, in one transfer."""
+        n, out = self.num_envs, self.sim.outputs
+        fields = {POINTGOAL: out.pointgoal, "reward": out.reward}
+        fields |= {"terminated": out.terminated, "truncated": out.truncated}
+        fields |= {name: getattr(out, name) for name in _EPISODE_METRICS}
+        fields |= {key: getattr(out, name) for key, name in _STEP_METRICS.items()}
+        if self.sim.final_pointgoal is not None:
+            fields["final_" + POINTGOAL] = self.sim.final_pointgoal
+        return {key: (array.dtype, (n, *array.shape[1:])) for key, array in fields.items()}
 
     def _host_results(self) -> dict[str, np.ndarray]:
-        sim = self.sim
-        out = {POINTGOAL: sim.pointgoal, "reward": sim.reward}
-        out |= {"terminated": sim.terminated, "truncated": sim.truncated}
-        out |= {name: getattr(sim, name) for name in _EPISODE_METRICS}
-        out |= {key: getattr(sim, attr) for key, attr in _STEP_METRICS.items()}
-        return out
+        out = self.sim.outputs
+        host = {POINTGOAL: out.pointgoal, "reward": out.reward}
+        host |= {"terminated": out.terminated, "truncated": out.truncated}
+        host |= {name: getattr(out, name) for name in _EPISODE_METRICS}
+        host |= {key: getattr(out, name) for key, name in _STEP_METRICS.items()}
+        if self.sim.final_pointgoal is not None:
+            host["final_" + POINTGOAL] = self.sim.final_pointgoal
+        return host
 
-    def _results(self, host: dict[str, np.ndarray] | None = None):
-        staged = self._staging.upload(host or self._host_results())
-        obs = dict(self._observations)
-        obs[POINTGOAL] = staged[POINTGOAL]
-        return obs, staged
+    def _results(self) -> tuple[dict, dict]:
+        staged = self._staging.upload(self._host_results())
+        return {**self._observations, POINTGOAL: staged[POINTGOAL]}, staged
 
     def _info(self, staged: dict[str, torch.Tensor], ended: torch.Tensor) -> dict:
         info = {}
@@ -241,43 +204,19 @@ class BatchNavEnv(gym.vector.VectorEnv):
         self._require_open()
         if self.sim.stepping:
             raise RuntimeError("step_async() while a step is running: call step_wait() first")
-        chosen = actions_to_numpy(actions, self.num_envs, len(_core.ACTIONS))
-        np.copyto(self.sim.actions, chosen)
-        self.sim.step_async()
+        self.sim.step_async(check_actions(actions, self.num_envs))
 
     def step_wait(self, **kwargs):
         self._require_open()
         self.sim.step_wait()
-        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
-            return self._same_step_results()
+        ended_host = np.logical_or(self.sim.terminated, self.sim.truncated)
         obs, staged = self._results()
         ended = staged["terminated"] | staged["truncated"]
-        return (
-            obs,
-            staged["reward"],
-            staged["terminated"],
-            staged["truncated"],
-            self._info(staged, ended),
-        )
-
-    def _same_step_results(self):
-        host = {k: np.array(v) for k, v in self._host_results().items()}
-        ended = host["terminated"] | host["truncated"]
-        final_obs, final_info = None, None
-        if ended.any():
-            final_obs = {k: v.clone() for k, v in self._observations.items()}
-            final_obs[POINTGOAL] = torch.from_numpy(host[POINTGOAL]).to(self.device)
-            self.sim.reset_envs(ended)
-            fresh = self._host_results()  # the new episodes' observation and ids
-            for key in (POINTGOAL, *_STEP_METRICS):
-                host[key] = fresh[key]
-        obs, staged = self._results(host)
-        ended_t = staged["terminated"] | staged["truncated"]
-        info = self._info(staged, ended_t)
-        if final_obs is not None:
-            final_info = {k: v.clone() for k, v in info.items()}
-            info |= {"final_obs": final_obs, "_final_obs": ended_t}
-            info |= {"final_info": final_info, "_final_info": ended_t}
+        info = self._info(staged, ended)
+        if self._final_views and ended_host.any():
+            final_obs = {**self._final_views, POINTGOAL: staged["final_" + POINTGOAL]}
+            info |= {"final_obs": final_obs, "_final_obs": ended}
+            info |= {"final_info": dict(info), "_final_info": ended}
         return obs, staged["reward"], staged["terminated"], staged["truncated"], info
 
     def _mask(self, mask) -> np.ndarray:
@@ -301,7 +240,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
     def close_extras(self, **kwargs) -> None:
         if not self._closed_env:
             self._closed_env = True
-            self._observations = {}
+            self._observations = self._final_views = {}
             self.sim.close()
 
     def _require_open(self) -> None:
@@ -322,17 +261,25 @@ class BatchNavEnv(gym.vector.VectorEnv):
 
 
 def make_env_halves(
-    dataset, num_envs: int, *, device: str | None = None, seed: int = 0, **options
+    dataset, num_envs: int, *, seed: int = 0, **options: Any
 ) -> tuple[BatchNavEnv, BatchNavEnv]:
-    """Two BatchNavEnv of num_envs / 2 environments on one shared context, for
-    double-buffered stepping (module docstring); the second half's seed is seed + 1."""
+    """Two BatchNavEnv of num_envs / 2 environments for double-buffered stepping (module
+    docstring); the second half's seed is seed + 1. Each half has its own context (device=
+    picks the device): two large simulators stepping at once on one CUDA-export context
+    deadlocked on the H200 (docs/train.md)."""
     if num_envs < 2 or num_envs % 2:
         raise ValueError(f"num_envs: expected an even number >= 2, got {num_envs}")
-    context = options.pop("context", None) or make_context(device)
+    if "context" in options:
+        raise TypeError("make_env_halves: each half makes its own context; pass device=")
     return tuple(
-        BatchNavEnv(dataset, num_envs // 2, seed=seed + half, context=context, **options)
-        for half in (0, 1)
+        BatchNavEnv(dataset, num_envs // 2, seed=seed + half, **options) for half in (0, 1)
     )
 
 
-__all__ = ["POINTGOAL", "BatchNavEnv", "actions_to_numpy", "make_env_halves"]
+__all__ = [
+    "POINTGOAL",
+    "BatchNavEnv",
+    "make_env_halves",
+    "parse_autoreset_mode",
+    "visual_observations",
+]

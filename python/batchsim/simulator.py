@@ -1,6 +1,6 @@
-"""Simulator: PointNavSim with the batch renderer behind every step.
+"""Simulator: a BatchSim with the batch renderer behind every step (the C++ ``env::Simulator``).
 
-One call advances all N environments on the C++ threads, uploads the scenes the simulator
+One call advances all N environments on the C++ threads, uploads the scenes the simulation
 swapped in, and renders every environment's camera in one GPU submission. Python does no
 work per environment, so a trainer can run it in the madrona pattern: write ``actions`` in
 place, call ``step()``, read the persistent outputs::
@@ -12,10 +12,11 @@ place, call ``step()``, read the persistent outputs::
         sim.actions[:] = policy(depth, sim.pointgoal)
         sim.step()
 
-Besides PointNavSim's arrays (host numpy views, see batchsim.sim), the observations are
-batchsim.Tensor objects (DLPack) on the context's device: ``depth`` [N, 1, H, W] float32
-(metres along the view axis, 0 where nothing) and ``rgb`` [N, H, W, 4] uint8 (sRGB, alpha
-255), None for a sensor not asked for.
+Composition mirrors C++: ``sim.sim`` is the :class:`batchsim.BatchSim` inside (its arrays,
+``sim.outputs``, read as ``sim.reward`` etc.), ``sim.renderer`` the BatchRenderer. The
+observations are batchsim.Tensor objects (DLPack) on the context's device: ``depth``
+[N, 1, H, W] float32 (metres along the view axis, 0 where nothing) and ``rgb``
+[N, H, W, 4] uint8 (sRGB, alpha 255), None for a sensor not asked for.
 
 Lifetimes: every output is rewritten in place by the next reset/step; with CUDA export the
 GPU writes the observations in stream order (the current torch stream, or ``stream=``), so
@@ -28,37 +29,22 @@ it. Between the two, no output may be read and no action written: the step is us
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 
 from batchsim import _core
-from batchsim.datasets import PointNavDataset
-from batchsim.sim import PointNavSim
-
-SENSORS = ("depth", "rgb")
-
-
-def _check_sensors(sensors: Sequence[str]) -> tuple[str, ...]:
-    if isinstance(sensors, str):
-        sensors = (sensors,)
-    chosen = tuple(dict.fromkeys(sensors))
-    unknown = [s for s in chosen if s not in SENSORS]
-    if not chosen or unknown:
-        raise ValueError(
-            f"sensors: expected a non-empty subset of {list(SENSORS)}, got {list(sensors)}"
-        )
-    return chosen
-
-
-def _check_resolution(resolution) -> tuple[int, int]:
-    if isinstance(resolution, int):
-        resolution = (resolution, resolution)
-    try:
-        height, width = (int(v) for v in resolution)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"resolution: expected (height, width) or one int, got {resolution!r}"
-        ) from None
-    return height, width
+from batchsim._streams import consumer_stream
+from batchsim.actions import check_actions
+from batchsim.datasets import PointNavDataset, episode_table
+from batchsim.options import (
+    SENSORS,
+    RenderOptions,
+    SimConfig,
+    sensors_of,
+    simulator_configs,
+)
+from batchsim.sim import BatchSim, SimOutputFields
 
 
 def make_context(device: str | None) -> _core.Context:
@@ -76,57 +62,89 @@ def make_context(device: str | None) -> _core.Context:
     raise ValueError(f"device: expected 'cpu', 'cuda' or 'cuda:N', got {device!r}")
 
 
-class Simulator(PointNavSim):
+class Simulator(SimOutputFields):
     """N PointNav environments stepped and rendered together.
 
-    sensors: "depth" and/or "rgb". resolution: (height, width) of every view. hfov: the
-    horizontal field of view in degrees. backend: the renderer's, "raster", "compute" (ray
-    casting over per-scene BVHs) or "auto" (the device's best; ``batchsim doctor`` names
-    it); both give the same images. device: "cpu", "cuda:N" or None (see
-    :func:`make_context`); or pass a ``context`` to share one between simulators. The
-    other options are PointNavSim's.
+    dataset: a PointNavDataset or a split path. num_envs, config, render, fields: a
+    :class:`SimConfig` and a :class:`RenderOptions` (their defaults when None) with keyword
+    ``fields`` changed, each in the struct that has it: BatchSim's fields, and
+    ``sensors`` ("depth" and/or "rgb"), ``resolution`` ((height, width) or one int),
+    ``hfov_degrees``, ``backend`` ("raster", "compute" or "auto": the device's best,
+    ``batchsim doctor`` names it; both give the same images), ``final_views``.
+    device: "cpu", "cuda:N" or None (see :func:`make_context`); or pass a ``context`` to
+    share one between simulators.
     """
 
     def __init__(
         self,
         dataset: PointNavDataset | str | os.PathLike,
-        num_envs: int,
+        num_envs: int | None = None,
         *,
-        sensors: Sequence[str] = ("depth",),
-        resolution: int | tuple[int, int] = (64, 64),
-        hfov: float = 90.0,
-        backend: str = "auto",
+        config: SimConfig | None = None,
+        render: RenderOptions | None = None,
         device: str | None = None,
         context: _core.Context | None = None,
-        **options,
+        **fields: Any,
     ):
-        self.sensors = _check_sensors(sensors)
-        self.resolution = _check_resolution(resolution)
-        self.hfov = float(hfov)
-        self.backend = backend
+        if num_envs is not None:
+            fields["num_envs"] = num_envs
+        configs = simulator_configs(config, render, **fields)
+        table = episode_table(dataset)
         self.context = context if context is not None else make_context(device)
-        super().__init__(dataset, num_envs, **options)
+        self._core = _core.Simulator(self.context, *configs, table.episode_set())
+        self.render_options = configs.render
+        self.sim = BatchSim.of(self._core.sim, table)
+        self.outputs = self.sim.outputs
 
-    def _build_core(self, scene_paths: list[str], columns: dict, options: dict):
-        height, width = self.resolution
-        self._core = _core.Simulator(
-            self.context,
-            scene_paths,
-            **columns,
-            **options,
-            width=width,
-            height=height,
-            hfov=self.hfov,
-            depth="depth" in self.sensors,
-            rgb="rgb" in self.sensors,
-            backend=self.backend,
-        )
-        return self._core.sim
+    # ---- what it is ----
+
+    @property
+    def sensors(self) -> tuple[str, ...]:
+        return sensors_of(self.render_options)
+
+    @property
+    def resolution(self) -> tuple[int, int]:
+        """(height, width) of every view."""
+        return self.render_options.height, self.render_options.width
 
     @property
     def device(self) -> str:
         """Where the observations live: "cuda:N" or "cpu"."""
         return self.context.torch_device
+
+    @property
+    def num_envs(self) -> int:
+        return self.sim.num_envs
+
+    @property
+    def config(self) -> SimConfig:
+        return self.sim.config
+
+    @property
+    def mode(self) -> str:
+        return self.sim.mode
+
+    @property
+    def episodes(self) -> list:
+        return self.sim.episodes
+
+    @property
+    def scene_paths(self) -> list:
+        return self.sim.scene_paths
+
+    @property
+    def scenes_resident(self) -> int:
+        return self.sim.scenes_resident
+
+    @property
+    def finished(self) -> bool:
+        """Evaluation: every episode has run and every environment has parked."""
+        return self.sim.finished
+
+    def stats(self) -> dict[str, Any]:
+        return self.sim.stats()
+
+    # ---- observations ----
 
     @property
     def renderer(self) -> _core.BatchRenderer:
@@ -143,27 +161,47 @@ class Simulator(PointNavSim):
         return self._core.renderer.rgb
 
     @property
+    def final_depth(self) -> _core.Tensor | None:
+        """With final_views, in a step where episodes ended: the views before the autoreset."""
+        return self._core.final_depth
+
+    @property
+    def final_rgb(self) -> _core.Tensor | None:
+        return self._core.final_rgb
+
+    @property
+    def final_pointgoal(self) -> np.ndarray | None:
+        """[N, 2] float32 with final_views: each env's pointgoal before the autoreset."""
+        return self._core.final_pointgoal
+
+    @property
     def last_step_seconds(self) -> float:
         """C++ wall time of the last step: simulation, scene uploads and rendering."""
         return self._core.last_step_seconds
 
+    # ---- stepping ----
+
+    def _stream(self, stream: int | None) -> int:
+        return consumer_stream(self.device, stream)
+
     def reset(self, seed: int | None = None, stream: int | None = None) -> None:
         """Starts an episode in every environment (a seed reseeds them first) and renders."""
-        self._core.reset(seed, stream)
+        self._core.reset(seed, self._stream(stream))
 
     def reset_envs(self, mask, stream: int | None = None) -> None:
         """Starts a new episode where mask ([N] bool) is True, then renders every view."""
-        import numpy as np
-
-        self._core.reset_envs(np.asarray(mask, dtype=bool), stream)
+        self._core.reset_envs(np.asarray(mask, dtype=bool), self._stream(stream))
 
     def step(self, actions=None, stream: int | None = None) -> None:
-        """Advances every environment by ``actions`` (or ``self.actions``) and renders."""
-        self._core.step(actions, stream)
+        """Advances every environment by ``actions`` (or ``outputs.actions``) and renders."""
+        self._core.step(self._actions(actions), self._stream(stream))
 
     def step_async(self, actions=None, stream: int | None = None) -> None:
         """Starts step() on a C++ thread and returns; step_wait() joins it."""
-        self._core.step_async(actions, stream)
+        self._core.step_async(self._actions(actions), self._stream(stream))
+
+    def _actions(self, actions) -> np.ndarray | None:
+        return None if actions is None else check_actions(actions, self.num_envs)
 
     @property
     def stepping(self) -> bool:
@@ -177,23 +215,20 @@ class Simulator(PointNavSim):
     def close(self) -> None:
         """Waits for a running step and releases the GPU and scene memory (once nothing
         else holds this simulator's arrays or tensors)."""
-        core = self.__dict__.pop("_core", None)
-        if core is None:
+        if self._core is None:
             return
-        core.step_wait()
-        self._num_envs = self._sim.num_envs
-        for name in list(self._sim.arrays()):
-            self.__dict__.pop(name, None)
-        del self._sim
+        self._core.step_wait()
+        self._num_envs = self.num_envs
+        self._core = self.sim = self.outputs = None
 
     @property
     def closed(self) -> bool:
-        return "_core" not in self.__dict__
+        return self._core is None
 
     def __repr__(self) -> str:
-        height, width = self.resolution
         if self.closed:
             return f"Simulator(closed, num_envs={self._num_envs})"
+        height, width = self.resolution
         return (
             f"Simulator(num_envs={self.num_envs}, sensors={list(self.sensors)}, "
             f"resolution={height}x{width}, device={self.device!r}, mode={self.mode!r}, "

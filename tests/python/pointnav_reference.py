@@ -10,7 +10,7 @@ geodesic_distances) are used; every environment's own math runs in float64.
 >>> done = ref.step(actions)                # outputs of the step; done envs wait for ...
 >>> ref.start_episodes(np.flatnonzero(done), next_episode_indices)  # ... their next episode
 
-The published arrays mirror batchsim.PointNavSim's (position, rotation, pointgoal, reward,
+The published arrays mirror batchsim.BatchSim's (position, rotation, pointgoal, reward,
 terminated, truncated, success, spl, softspl, distance_to_goal, collisions, episode_step,
 episode_index, scene_index), plus collided (this step's MOVE_FORWARD hit a wall). After an
 episode ends, step()'s outputs describe the finished episode; start_episodes() then

@@ -12,7 +12,7 @@ inside; only numpy.
 Conventions (what the renderer must produce):
 
 - Camera pose: position (x, y, z) and a unit quaternion (x, y, z, w) mapping the camera frame
-  to the world (batchsim.PointNavSim's camera_position / camera_rotation, Habitat's). The
+  to the world (batchsim.BatchSim's camera_position / camera_rotation, Habitat's). The
   camera looks along its -z; +y is up and +x right in the image.
 - Intrinsics: width W, height H, hfov in degrees (horizontal), square pixels:
   tan(vfov / 2) = tan(hfov / 2) * H / W. Near and far planes default to Habitat's 0.01 and

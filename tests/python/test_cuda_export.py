@@ -6,7 +6,7 @@ import random
 import pytest
 import torch
 
-from batchsim import _core
+import batchsim
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -20,7 +20,7 @@ def test_tensor_is_cuda_and_correct(cuda_context):
     assert cuda_context.exports_cuda and cuda_context.torch_device == "cuda:0"
     tensor = cuda_context.tensor((1000, 37))
     seed = random.SystemRandom().randrange(1 << 32)
-    _core.PatternFill(cuda_context).run(tensor, seed)
+    batchsim.PatternFill(cuda_context).run(tensor, seed)
     values = torch.from_dlpack(tensor)
     assert values.device == torch.device("cuda:0") and tensor.device == "cuda:0"
     index = torch.arange(values.numel(), device="cuda:0", dtype=torch.int64)
@@ -33,7 +33,7 @@ def test_ordering_holds_over_1000_dispatch_read_rounds(cuda_context, side_stream
     sync in between: a missing wait either way shows up as a mismatch."""
     count = 1 << 20
     tensor = cuda_context.tensor((count,))
-    fill = _core.PatternFill(cuda_context)
+    fill = batchsim.PatternFill(cuda_context)
     values = torch.from_dlpack(tensor)
     index = torch.arange(count, device="cuda:0", dtype=torch.int64)
     mismatches = torch.zeros((), device="cuda:0", dtype=torch.int64)

@@ -8,7 +8,6 @@ import pytest
 import torch
 
 import batchsim
-from batchsim import _core
 from pattern import expected_pattern
 
 DTYPES = {
@@ -31,14 +30,14 @@ def host_values(tensor: torch.Tensor) -> np.ndarray:
 def test_cpu_reference_matches_the_kernels_own_reference():
     seed = fresh_seed()
     reference = expected_pattern(50, seed)
-    assert [_core.PatternFill.expected(i, seed) for i in range(50)] == reference.tolist()
+    assert [batchsim.PatternFill.expected(i, seed) for i in range(50)] == reference.tolist()
 
 
 @pytest.mark.parametrize("count", [1, 255, 256, 1000, 4099])
 def test_compute_shader_fills_buffer_read_in_place_by_torch(context, count):
     seed = fresh_seed()
     tensor = context.tensor((count,))
-    fill = _core.PatternFill(context)
+    fill = batchsim.PatternFill(context)
     fill.run(tensor, seed)
     values = torch.from_dlpack(tensor)
     assert values.device == torch.device(context.torch_device)
@@ -52,14 +51,14 @@ def test_grid_stride_loop_covers_more_than_one_dispatch_worth(context):
     count = 65535 * 256 + 12345  # beyond the most workgroups one dispatch launches
     seed = fresh_seed()
     tensor = context.tensor((count,))
-    _core.PatternFill(context).run(tensor, seed)
+    batchsim.PatternFill(context).run(tensor, seed)
     values = host_values(torch.from_dlpack(tensor))
     np.testing.assert_array_equal(values, expected_pattern(count, seed), err_msg=f"seed {seed}")
 
 
 def test_two_exports_share_one_buffer_and_see_new_dispatches(context):
     tensor = context.tensor((8, 33))
-    fill = _core.PatternFill(context)
+    fill = batchsim.PatternFill(context)
     first_seed, second_seed = fresh_seed(), fresh_seed() ^ 1
     fill.run(tensor, first_seed)
     a = torch.from_dlpack(tensor)
@@ -75,7 +74,7 @@ def test_two_exports_share_one_buffer_and_see_new_dispatches(context):
 def test_torch_tensor_outlives_every_batchsim_owner():
     context = batchsim.Context()
     tensor = context.tensor((1024,))
-    fill = _core.PatternFill(context)
+    fill = batchsim.PatternFill(context)
     seed = fresh_seed()
     fill.run(tensor, seed)
     values = torch.from_dlpack(tensor)
@@ -132,7 +131,7 @@ def test_bad_tensor_requests_raise_clear_errors(context, shape, dtype, message):
 
 
 def test_pattern_fill_rejects_wrong_dtype_and_foreign_tensors(context, cpu_context):
-    fill = _core.PatternFill(context)
+    fill = batchsim.PatternFill(context)
     with pytest.raises(batchsim.InvalidArgumentError, match="expected a float32 tensor, got int32"):
         fill.run(context.tensor((4,), dtype="int32"), 1)
     with pytest.raises(batchsim.InvalidArgumentError, match=r"different batchsim\.Context"):

@@ -77,8 +77,9 @@ def test_procedural_scene_matches_the_reference(
     path = sorted((root / "scene_datasets" / "procgen").glob("*.bsscene"))[0]
     scene = batchsim.Scene.load(path)
     positions, rotations = navmesh_cameras(scene, views, seed=views)
-    renderer = batchsim._core.BatchRenderer(
-        cpu_context, views, width=width, height=height, backend=backend
+    renderer = batchsim.BatchRenderer(
+        cpu_context,
+        batchsim.RendererConfig(views=views, width=width, height=height, backend=backend),
     )
     assert renderer.backend == backend
     renderer.set_scene(1, scene)
@@ -91,8 +92,9 @@ def test_views_over_two_resident_scenes(procgen_dataset, cpu_context, backend):
     root, _ = procgen_dataset
     paths = sorted((root / "scene_datasets" / "procgen").glob("*.bsscene"))[:2]
     scenes = [batchsim.Scene.load(p) for p in paths]
-    renderer = batchsim._core.BatchRenderer(
-        cpu_context, 6, width=40, height=30, places=2, backend=backend
+    renderer = batchsim.BatchRenderer(
+        cpu_context,
+        batchsim.RendererConfig(views=6, width=40, height=30, places=2, backend=backend),
     )
     for place, scene in enumerate(scenes):
         renderer.set_scene(place, scene)
@@ -117,8 +119,9 @@ def test_views_over_two_resident_scenes(procgen_dataset, cpu_context, backend):
 def test_real_models_match_the_reference(tmp_path, cpu_context, backend, model):
     scene = batchsim.import_scene(MODELS / model, tmp_path / "model.bsscene", bake_navmesh=False)
     positions, rotations = orbit_cameras(scene, 5)
-    renderer = batchsim._core.BatchRenderer(
-        cpu_context, 5, width=64, height=48, places=1, backend=backend
+    renderer = batchsim.BatchRenderer(
+        cpu_context,
+        batchsim.RendererConfig(views=5, width=64, height=48, places=1, backend=backend),
     )
     renderer.set_scene(0, scene)
     renderer.render(positions, rotations, np.zeros(5, np.uint32))
@@ -127,8 +130,8 @@ def test_real_models_match_the_reference(tmp_path, cpu_context, backend, model):
 
 
 def test_outputs_are_persistent_and_inputs_checked(cpu_context, backend):
-    renderer = batchsim._core.BatchRenderer(
-        cpu_context, 2, width=8, height=8, places=1, backend=backend
+    renderer = batchsim.BatchRenderer(
+        cpu_context, batchsim.RendererConfig(views=2, width=8, height=8, places=1, backend=backend)
     )
     depth = renderer.depth
     assert tuple(depth.shape) == (2, 1, 8, 8) and tuple(renderer.rgb.shape) == (2, 8, 8, 4)
@@ -143,11 +146,13 @@ def test_outputs_are_persistent_and_inputs_checked(cpu_context, backend):
     with pytest.raises(ValueError, match="names resident place 4"):
         renderer.render(positions, rotations, np.array([0, 4], np.uint32))
     with pytest.raises(ValueError, match="hfov"):
-        batchsim._core.BatchRenderer(cpu_context, 2, hfov=0.0, backend=backend)
+        batchsim.BatchRenderer(
+            cpu_context, batchsim.RendererConfig(views=2, hfov_degrees=0.0, backend=backend)
+        )
     with pytest.raises(
         ValueError, match="backend: expected 'auto', 'raster' or 'compute', got 'rt'"
     ):
-        batchsim._core.BatchRenderer(cpu_context, 2, backend="rt")
+        batchsim.BatchRenderer(cpu_context, batchsim.RendererConfig(views=2, backend="rt"))
 
 
 def test_cuda_tensors_match_cpu_export(procgen_dataset, cpu_context, backend):
@@ -162,8 +167,9 @@ def test_cuda_tensors_match_cpu_export(procgen_dataset, cpu_context, backend):
     places = np.zeros(9, np.uint32)
     outputs = []
     for context in (cpu_context, batchsim.Context(device="cuda:0", export="cuda")):
-        renderer = batchsim._core.BatchRenderer(
-            context, 9, width=64, height=64, places=1, backend=backend
+        renderer = batchsim.BatchRenderer(
+            context,
+            batchsim.RendererConfig(views=9, width=64, height=64, places=1, backend=backend),
         )
         renderer.set_scene(0, scene)
         renderer.render(positions, rotations, places)

@@ -23,11 +23,13 @@ def render_both(context, scenes, positions, rotations, places, width, height):
     for backend in ("raster", "compute"):
         renderer = batchsim.BatchRenderer(
             context,
-            len(positions),
-            width=width,
-            height=height,
-            places=len(scenes),
-            backend=backend,
+            batchsim.RendererConfig(
+                views=len(positions),
+                width=width,
+                height=height,
+                places=len(scenes),
+                backend=backend,
+            ),
         )
         for place, scene in enumerate(scenes):
             renderer.set_scene(place, scene)
@@ -95,8 +97,9 @@ def test_cuda_compute_matches_cpu_raster(procgen_dataset, cpu_context):
     positions, rotations = navmesh_cameras(scene, 32, seed=5)
     places = np.zeros(32, np.uint32)
     cpu = render_both(cpu_context, [scene], positions, rotations, places, 64, 64)["raster"]
-    renderer = batchsim._core.BatchRenderer(
-        batchsim.Context(device="cuda:0", export="cuda"), 32, places=1, backend="compute"
+    renderer = batchsim.BatchRenderer(
+        batchsim.Context(device="cuda:0", export="cuda"),
+        batchsim.RendererConfig(views=32, places=1, backend="compute"),
     )
     renderer.set_scene(0, scene)
     renderer.render(positions, rotations, places)
@@ -108,10 +111,12 @@ def test_cuda_compute_matches_cpu_raster(procgen_dataset, cpu_context):
 
 def test_auto_is_the_devices_choice_and_names_are_checked(cpu_context):
     assert cpu_context.render_backend in ("raster", "compute")
-    renderer = batchsim._core.BatchRenderer(cpu_context, 2, width=8, height=8)
+    renderer = batchsim.BatchRenderer(
+        cpu_context, batchsim.RendererConfig(views=2, width=8, height=8)
+    )
     assert renderer.backend == cpu_context.render_backend
     with pytest.raises(ValueError, match="backend: expected 'auto', 'raster' or 'compute'"):
-        batchsim._core.BatchRenderer(cpu_context, 2, backend="Compute")
+        batchsim.BatchRenderer(cpu_context, batchsim.RendererConfig(views=2, backend="Compute"))
 
 
 def test_simulator_renders_alike_with_either_backend(three_scene_split, cpu_context):

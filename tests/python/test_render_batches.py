@@ -30,8 +30,9 @@ def export_context(request):
 
 
 def make_renderer(context, scene, views: int, **options):
-    renderer = batchsim._core.BatchRenderer(
-        context, views, width=WIDTH, height=HEIGHT, places=1, **options
+    renderer = batchsim.BatchRenderer(
+        context,
+        batchsim.RendererConfig(views=views, width=WIDTH, height=HEIGHT, places=1, **options),
     )
     renderer.set_scene(0, scene)
     return renderer
@@ -138,7 +139,9 @@ def test_pass_times_are_reported_after_a_batch_finishes(cpu_context, scene, back
 
 
 def test_batch_options_are_checked(cpu_context, scene):
-    make = batchsim._core.BatchRenderer
+    def make(context, views, **fields):
+        return batchsim.BatchRenderer(context, batchsim.RendererConfig(views=views, **fields))
+
     with pytest.raises(ValueError, match=r"batches must be within 1..views \(3\), got 4"):
         make(cpu_context, 3, batches=4)
     with pytest.raises(ValueError, match="batches must be within"):

@@ -1,4 +1,4 @@
-"""batchsim.PointNavSim: arrays, determinism, evaluation coverage, scene swaps, bad input.
+"""batchsim.BatchSim: arrays, determinism, evaluation coverage, scene swaps, bad input.
 (Parity with Habitat's rules: test_sim_parity.py.)"""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def run(sim, actions: np.ndarray, envs: int) -> dict[str, np.ndarray]:
 
 
 def test_arrays_are_persistent_views(split):
-    sim = batchsim.PointNavSim(split, 8, seed=1)
+    sim = batchsim.BatchSim(split, 8, seed=1)
     sim.reset()
     pointers = {name: getattr(sim, name).ctypes.data for name in RECORDED}
     assert sim.pointgoal.shape == (8, 2) and sim.pointgoal.dtype == np.float32
@@ -75,11 +75,11 @@ def test_arrays_are_persistent_views(split):
     rotation = sim.rotation.copy()
     sim.step()
     assert not np.allclose(rotation, sim.rotation)
-    assert "PointNavSim(num_envs=8" in repr(sim)
+    assert "BatchSim(num_envs=8" in repr(sim)
 
 
 def test_no_nan_and_metrics_in_range(split):
-    sim = batchsim.PointNavSim(split, 16, seed=2)
+    sim = batchsim.BatchSim(split, 16, seed=2)
     sim.reset()
     for row in random_actions(300, 16):
         sim.step(row)
@@ -94,9 +94,9 @@ def test_no_nan_and_metrics_in_range(split):
 def test_identical_for_any_thread_count(three_scene_split, threads):
     actions = random_actions(600, 24)
     options = dict(seed=3, scenes_resident=2, steps_per_scene=520)
-    one = run(batchsim.PointNavSim(three_scene_split, 24, num_threads=1, **options), actions, 24)
+    one = run(batchsim.BatchSim(three_scene_split, 24, num_threads=1, **options), actions, 24)
     many = run(
-        batchsim.PointNavSim(three_scene_split, 24, num_threads=threads, **options), actions, 24
+        batchsim.BatchSim(three_scene_split, 24, num_threads=threads, **options), actions, 24
     )
     for name in RECORDED:
         np.testing.assert_array_equal(one[name], many[name], err_msg=name)
@@ -106,14 +106,14 @@ def test_identical_for_any_thread_count(three_scene_split, threads):
 def test_env_results_do_not_depend_on_batch_size(three_scene_split):
     actions = random_actions(600, 40)
     options = dict(seed=4, scenes_resident=2, steps_per_scene=520)
-    small = run(batchsim.PointNavSim(three_scene_split, 9, **options), actions[:, :9], 9)
-    large = run(batchsim.PointNavSim(three_scene_split, 40, num_threads=2, **options), actions, 9)
+    small = run(batchsim.BatchSim(three_scene_split, 9, **options), actions[:, :9], 9)
+    large = run(batchsim.BatchSim(three_scene_split, 40, num_threads=2, **options), actions, 9)
     for name in RECORDED:
         np.testing.assert_array_equal(small[name], large[name], err_msg=name)
 
 
 def test_reset_with_seed_is_reproducible(split):
-    sim = batchsim.PointNavSim(split, 6)
+    sim = batchsim.BatchSim(split, 6)
     sim.reset(seed=11)
     first = sim.episode_index.copy()
     sim.reset(seed=12)
@@ -123,7 +123,7 @@ def test_reset_with_seed_is_reproducible(split):
 
 @pytest.mark.parametrize("num_envs", [1, 5, 16, 100])
 def test_evaluation_runs_every_episode_once(three_scene_split, num_envs):
-    sim = batchsim.PointNavSim(
+    sim = batchsim.BatchSim(
         three_scene_split, num_envs, mode="eval", scenes_resident=2, num_threads=2
     )
     sim.reset()
@@ -145,7 +145,7 @@ def test_evaluation_runs_every_episode_once(three_scene_split, num_envs):
 
 
 def test_scene_swaps_at_episode_ends_within_memory_bound(three_scene_split):
-    sim = batchsim.PointNavSim(
+    sim = batchsim.BatchSim(
         three_scene_split, 12, scenes_resident=1, steps_per_scene=502, num_threads=2
     )
     sim.reset()
@@ -168,44 +168,44 @@ def test_scene_swaps_at_episode_ends_within_memory_bound(three_scene_split):
 
 
 def test_bad_input_is_rejected(split, tmp_path):
-    sim = batchsim.PointNavSim(split, 4)
+    sim = batchsim.BatchSim(split, 4)
     with pytest.raises(batchsim.InvalidArgumentError, match="reset"):
         sim.step([1, 1, 1, 1])
     sim.reset()
     with pytest.raises(ValueError, match=r"actions\[2\] is 7"):
         sim.step([1, 1, 7, 1])
-    with pytest.raises(ValueError, match=r"integer array of shape \[4\], got float32"):
+    with pytest.raises(ValueError, match=r"actions: expected an integer dtype, got float32"):
         sim.step(np.ones(4, np.float32))
     with pytest.raises(ValueError, match=r"shape \[4\]"):
         sim.step(np.ones(5, np.int64))
     with pytest.raises(ValueError, match="expected an integer array"):
         sim.step("forward")
-    with pytest.raises(ValueError, match="mode must be one of"):
-        batchsim.PointNavSim(split, 4, mode="test")
+    with pytest.raises(ValueError, match="mode: expected 'train' or 'eval', got 'test'"):
+        batchsim.BatchSim(split, 4, mode="test")
     with pytest.raises(ValueError, match="num_envs must be >= 1"):
-        batchsim.PointNavSim(split, 0)
+        batchsim.BatchSim(split, 0)
     with pytest.raises(ValueError, match=r"TaskConfig\.turn_degrees"):
         batchsim.TaskConfig(turn_degrees=float("nan"))
     dataset = load_pointnav(split)
     (tmp_path / "scene_datasets").mkdir()
     dataset.scenes_dir = tmp_path / "scene_datasets"
     with pytest.raises(batchsim.MissingFileError, match="has no packed scene"):
-        batchsim.PointNavSim(dataset, 4)
+        batchsim.BatchSim(dataset, 4)
 
 
 def test_autoreset_modes(split):
     stop = np.zeros(3, np.int32)
-    same = batchsim.PointNavSim(split, 3)
+    same = batchsim.BatchSim(split, 3)
     same.reset()
     same.step(stop)
     assert same.terminated.all() and (same.episode_step == 1).all()
-    nxt = batchsim.PointNavSim(split, 3, autoreset="next_step")
+    nxt = batchsim.BatchSim(split, 3, autoreset="next_step")
     nxt.reset()
     nxt.step(stop)
     assert nxt.terminated.all()
     nxt.step(stop)
     assert not nxt.terminated.any() and (nxt.reward == 0).all() and (nxt.episode_step == 0).all()
-    off = batchsim.PointNavSim(split, 3, autoreset="disabled")
+    off = batchsim.BatchSim(split, 3, autoreset="disabled")
     off.reset()
     off.step(stop)
     off.step([1, 1, 1])
@@ -229,11 +229,9 @@ def test_corridor_geodesic_matches_exact_mode(three_scene_split):
     corridor mode is designed to be bit-identical; see src/nav/search_certificate.hpp)."""
     actions = random_actions(1500, 48, seed=6)
     options = dict(seed=6, scenes_resident=3, num_threads=2)
-    exact = run(
-        batchsim.PointNavSim(three_scene_split, 48, geodesic="exact", **options), actions, 48
-    )
+    exact = run(batchsim.BatchSim(three_scene_split, 48, geodesic="exact", **options), actions, 48)
     fast = run(
-        batchsim.PointNavSim(three_scene_split, 48, geodesic="corridor", **options), actions, 48
+        batchsim.BatchSim(three_scene_split, 48, geodesic="corridor", **options), actions, 48
     )
     np.testing.assert_array_equal(exact["position"], fast["position"])
     difference = np.abs(exact["distance_to_goal"] - fast["distance_to_goal"])
@@ -257,7 +255,7 @@ def test_random_configurations_keep_the_invariants(three_scene_split, mode, auto
     seed = int.from_bytes(os.urandom(4), "little")
     rng = np.random.default_rng(seed)
     n, k, threads = int(rng.integers(1, 40)), int(rng.integers(1, 5)), int(rng.integers(1, 4))
-    sim = batchsim.PointNavSim(
+    sim = batchsim.BatchSim(
         three_scene_split,
         n,
         mode=mode,

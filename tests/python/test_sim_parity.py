@@ -1,4 +1,4 @@
-"""batchsim.PointNavSim against the plain-Python reference of Habitat's PointNav rules
+"""batchsim.BatchSim against the plain-Python reference of Habitat's PointNav rules
 (pointnav_reference.py): 64 environments on three scenes for 10,000 steps, every output
 compared after every step, with "same_step" autoreset."""
 
@@ -34,9 +34,9 @@ VALUE_TOL = 1e-4  # reward, spl, softspl, distance_to_goal, pointgoal (abs and r
 
 
 def require_sim():
-    """PointNavSim and TaskConfig, or a skip while the bindings do not have them yet."""
+    """BatchSim and TaskConfig, or a skip while the bindings do not have them yet."""
     try:
-        return batchsim.PointNavSim, batchsim.TaskConfig
+        return batchsim.BatchSim, batchsim.TaskConfig
     except AttributeError as exc:
         pytest.skip(f"batchsim has no simulator bindings yet: {exc}")
 

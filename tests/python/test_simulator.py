@@ -28,7 +28,10 @@ def rendered_from_poses(sim, context) -> np.ndarray:
     """What a separate BatchRenderer draws from the simulator's current camera poses."""
     height, width = sim.resolution
     renderer = batchsim.BatchRenderer(
-        context, sim.num_envs, width=width, height=height, places=2 * sim.scenes_resident
+        context,
+        batchsim.RendererConfig(
+            views=sim.num_envs, width=width, height=height, places=2 * sim.scenes_resident
+        ),
     )
     scene_at = {int(r): int(s) for r, s in zip(sim.resident_scene, sim.scene_index, strict=True)}
     for place, scene in scene_at.items():

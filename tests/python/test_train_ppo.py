@@ -10,8 +10,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from batchsim.env import POINTGOAL  # noqa: E402
 from batchsim.train.lamb import Lamb  # noqa: E402
-from batchsim.train.models import POINTGOAL, Policy, preprocess  # noqa: E402
+from batchsim.train.models import Policy, preprocess  # noqa: E402
 from batchsim.train.ppo import PPOSettings, update  # noqa: E402
 from batchsim.train.schedule import lr_factor, scaled_lr  # noqa: E402
 from batchsim.train.storage import RolloutStorage  # noqa: E402

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 
 BENCHMARKS = {  # name: one line for `batchsim bench --help`
-    "sim": "navigation only: env-steps/s of PointNavSim.step() (no rendering) against N",
+    "sim": "navigation only: env-steps/s of BatchSim.step() (no rendering) against N",
     "render": "rendering only: frames/s of each backend, batched and naive, against N views",
     "env": "env step: frames/s of BatchNavEnv.step() and its Python overhead against N",
     "train": "end-to-end training: frames/s of the PPO trainer for a preset",

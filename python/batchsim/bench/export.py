@@ -15,13 +15,12 @@ import time
 import torch
 
 import batchsim
-from batchsim import _core
 from batchsim.bench import report
 
 
 def time_rounds(context, count: int, rounds: int, repeats: int) -> list[float]:
     tensor = context.tensor((count,))
-    fill = _core.PatternFill(context)
+    fill = batchsim.PatternFill(context)
     values = torch.from_dlpack(tensor)
     cuda = context.exports_cuda
     samples = []

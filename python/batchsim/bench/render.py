@@ -62,14 +62,16 @@ def make_renderer(context, scenes, views: int, size: int, outputs: str, batches:
     depth, rgb = OUTPUTS[outputs]
     renderer = batchsim.BatchRenderer(
         context,
-        views,
-        width=size,
-        height=size,
-        places=len(scenes),
-        batches=batches,
-        depth=depth,
-        rgb=rgb,
-        backend=backend,
+        batchsim.RendererConfig(
+            views=views,
+            width=size,
+            height=size,
+            places=len(scenes),
+            batches=batches,
+            depth=depth,
+            rgb=rgb,
+            backend=backend,
+        ),
     )
     for place, scene in enumerate(scenes):
         renderer.set_scene(place, scene)

@@ -1,4 +1,4 @@
-"""Simulation core throughput: env-steps/s of PointNavSim.step() (no rendering).
+"""Simulation core throughput: env-steps/s of BatchSim.step() (no rendering).
 
 For each batch size N, thread count T, geodesic mode and action mix, steps the batch
 `--steps` times per run after a warm-up, `--runs` times, and reports the median env-steps/s
@@ -43,7 +43,7 @@ def time_runs(sim, actions: np.ndarray, runs: int, warmup: int) -> list[float]:
 
 
 def measure(dataset, n: int, threads: int, geodesic: str, mix: str, args) -> dict:
-    sim = batchsim.PointNavSim(
+    sim = batchsim.BatchSim(
         dataset,
         n,
         num_threads=threads,

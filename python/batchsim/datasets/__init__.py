@@ -1,6 +1,6 @@
 """Habitat PointNav-v1 datasets: the episode record, reading and writing json.gz splits
-(with or without per-scene content/ files), scene resolution, and episode generation with
-habitat-lab's pointnav_generator rules.
+(with or without per-scene content/ files), scene resolution, the episode table a simulator
+is built from, and episode generation with habitat-lab's pointnav_generator rules.
 
 >>> navmesh = batchsim.NavMesh.load("Adrian.navmesh")
 >>> episodes = generate_episodes(navmesh, "gibson/Adrian.glb", 1000, seed=0)
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from batchsim.datasets.check import check_episode
 from batchsim.datasets.episode import PointNavEpisode, scene_name
+from batchsim.datasets.episode_table import EpisodeTable, episode_table
 from batchsim.datasets.generate import EpisodeRules, generate_episodes, ratio_sample_rate
 from batchsim.datasets.pointnav import (
     ALL_SCENES_MASK,
@@ -26,9 +27,11 @@ __all__ = [
     "ALL_SCENES_MASK",
     "DEFAULT_SCENE_PATH_PREFIX",
     "EpisodeRules",
+    "EpisodeTable",
     "PointNavDataset",
     "PointNavEpisode",
     "check_episode",
+    "episode_table",
     "generate_episodes",
     "load_pointnav",
     "packed_scene_path",

@@ -1,10 +1,16 @@
-"""Where an episode's scene file is: Habitat's scene_id resolution, and batchsim's packed
-.bsscene next to a .glb."""
+"""Where an episode's scene file is: Habitat's scene_id resolution, batchsim's packed
+.bsscene next to a .glb, and the file a simulator loads for a dataset's scene."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from batchsim.errors import MissingFileError
+
+if TYPE_CHECKING:
+    from batchsim.datasets.pointnav import PointNavDataset
 
 # habitat-lab pointnav_dataset.py: scene_ids start with this; a scenes_dir replaces it.
 DEFAULT_SCENE_PATH_PREFIX = "data/scene_datasets/"
@@ -31,3 +37,32 @@ def packed_scene_path(path: str | os.PathLike) -> Path | None:
     path = Path(path)
     packed = path if path.suffix == PACKED_SCENE_SUFFIX else path.with_suffix(PACKED_SCENE_SUFFIX)
     return packed if packed.is_file() else None
+
+
+def _candidate_models(dataset: PointNavDataset, scene_id: str) -> list[Path]:
+    """Where scene_id's model may be: Habitat's resolution, then batchsim's dataset layout
+    (<root>/pointnav/<split>/<split>.json.gz beside <root>/scene_datasets/)."""
+    models = [dataset.scene_path(scene_id)]
+    if dataset.scenes_dir is None and dataset.path is not None:
+        layout_dir = Path(dataset.path).resolve().parents[2] / "scene_datasets"
+        if layout_dir.is_dir():
+            models.append(resolve_scene(scene_id, layout_dir))
+    return models
+
+
+def simulator_scene_file(dataset: PointNavDataset, scene_id: str) -> Path:
+    """The packed scene of scene_id, or a bare .navmesh beside its model (navigation only);
+    MissingFileError naming every place tried otherwise."""
+    models = _candidate_models(dataset, scene_id)
+    for model in models:
+        packed = packed_scene_path(model)
+        if packed is not None:
+            return packed
+        if model.with_suffix(".navmesh").is_file():
+            return model.with_suffix(".navmesh")
+    tried = ", ".join(str(m.with_suffix(PACKED_SCENE_SUFFIX)) for m in models)
+    raise MissingFileError(
+        f"scene {scene_id!r} of {dataset.path or 'the dataset'} has no packed scene: tried "
+        f"{tried} (make one with `batchsim import MODEL OUT.bsscene`, or pass scenes_dir to "
+        "load_pointnav); a bare .navmesh beside the model also works"
+    )

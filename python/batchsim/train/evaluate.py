@@ -11,10 +11,11 @@ import numpy as np
 import torch
 from torch.distributions import Categorical
 
-from batchsim.sim import TaskConfig
+from batchsim.env import visual_observations
+from batchsim.options import TaskConfig
 from batchsim.simulator import Simulator
 from batchsim.train.config import TrainConfig
-from batchsim.train.models import NO_ACTION, Policy, preprocess, visual_observations
+from batchsim.train.models import NO_ACTION, Policy, preprocess
 
 MEASURES = ("success", "spl", "softspl", "distance_to_goal")
 

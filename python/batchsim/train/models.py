@@ -18,19 +18,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-POINTGOAL = "pointgoal_with_gps_compass"
 NO_ACTION = 4  # the previous-action embedding's "none yet" (after the 4 actions)
-
-
-def visual_observations(sim) -> dict[str, torch.Tensor]:
-    """A Simulator's views as torch tensors without a copy: depth [N, 1, H, W] float32 and
-    RGB [N, 3, H, W] uint8 (the alpha channel dropped), where the simulator renders them."""
-    views = {}
-    if sim.depth is not None:
-        views["depth"] = torch.from_dlpack(sim.depth)
-    if sim.rgb is not None:
-        views["rgb"] = torch.from_dlpack(sim.rgb)[..., :3].permute(0, 3, 1, 2)
-    return views
 
 
 def preprocess(obs: dict, max_depth: float, depth_bins: int) -> torch.Tensor:

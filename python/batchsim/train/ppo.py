@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import torch
 from torch.distributions import Categorical
 
-from batchsim.train.models import POINTGOAL, Policy, preprocess
+from batchsim.env import POINTGOAL
+from batchsim.train.models import Policy, preprocess
 from batchsim.train.storage import RolloutStorage
 
 

@@ -1,10 +1,12 @@
-"""The PPO trainer: collects T-step rollouts from batchsim.Simulator halves (same-step
-autoreset: an ended episode's next observation arrives in the step that ended it), updates
-the policy, and keeps the running success and SPL of finished episodes.
+"""The PPO trainer: collects T-step rollouts from batchsim.BatchNavEnv (same-step autoreset:
+an ended episode's next observation arrives in the step that ended it; no final views, which
+PPO does not use), updates the policy, and keeps the running success and SPL of finished
+episodes.
 
-Pipelining: with ``pipeline`` the N environments are two Simulators of N/2, each on its own
-Vulkan context. While one half simulates and renders step t on its C++ thread, the policy picks
-the other half's actions, so inference overlaps simulation.
+Pipelining: with ``pipeline`` the N environments are the two halves of
+batchsim.make_env_halves, the env API's own double buffering. While one half simulates and
+renders step t on its C++ thread, the policy picks the other half's actions, so inference
+overlaps simulation.
 
 Segments: training runs in segments that begin with every environment starting a fresh
 episode from a seed derived from (seed, rank, update). A checkpoint is taken at a segment
@@ -20,19 +22,12 @@ import numpy as np
 import torch
 from torch.distributions import Categorical
 
-from batchsim.sim import TaskConfig
-from batchsim.simulator import Simulator, make_context
+from batchsim.env import POINTGOAL, BatchNavEnv, make_env_halves
+from batchsim.options import TaskConfig
 from batchsim.train import distributed
 from batchsim.train.config import TrainConfig
 from batchsim.train.lamb import Lamb, lamb_groups
-from batchsim.train.models import (
-    NO_ACTION,
-    POINTGOAL,
-    Policy,
-    input_channels,
-    preprocess,
-    visual_observations,
-)
+from batchsim.train.models import NO_ACTION, Policy, input_channels, preprocess
 from batchsim.train.ppo import PPOSettings, update
 from batchsim.train.schedule import lr_factor, scaled_lr
 from batchsim.train.storage import RolloutStorage
@@ -58,8 +53,8 @@ class Trainer:
         self.rank, self.world = distributed.rank_and_world(config.device)
         torch.manual_seed(config.seed + self.rank)
         self.halves = _half_slices(config.num_envs, config.pipeline)
-        self.sims = self._make_simulators()
-        self.device = torch.device(self.sims[0].device)
+        self.envs = self._make_envs()
+        self.device = self.envs[0].device
         self.policy = Policy(
             config.encoder,
             input_channels(config.sensors, config.depth_bins),
@@ -101,34 +96,31 @@ class Trainer:
 
     # -- construction -------------------------------------------------------------------
 
-    def _make_simulators(self) -> list[Simulator]:
+    def _make_envs(self) -> tuple[BatchNavEnv, ...]:
         config = self.config
         device = config.device
         if device is None and torch.cuda.is_available() and self.world > 1:
             device = f"cuda:{distributed.local_rank()}"
-        # One Vulkan context per half: two simulators stepping at once on one CUDA-export
-        # context deadlock (found on the H200; see docs/train.md).
-        return [
-            Simulator(
-                config.dataset,
-                half.stop - half.start,
-                sensors=config.sensors,
-                resolution=config.resolution,
-                backend=config.backend,
-                context=make_context(device),
-                seed=config.seed,
-                scenes_resident=min(config.scenes_resident, half.stop - half.start),
-                autoreset="same_step",
-                task=TaskConfig(max_episode_steps=config.max_episode_steps),
-                num_threads=config.num_threads or (torch.get_num_threads() or 1),
-            )
-            for half in self.halves
-        ]
+        per_env = config.num_envs // 2 if config.pipeline else config.num_envs
+        options = dict(
+            sensors=config.sensors,
+            resolution=config.resolution,
+            backend=config.backend,
+            device=device,
+            seed=config.seed,
+            scenes_resident=min(config.scenes_resident, per_env),
+            autoreset_mode="same_step",
+            final_views=False,
+            task=TaskConfig(max_episode_steps=config.max_episode_steps),
+            num_threads=config.num_threads or (torch.get_num_threads() or 1),
+        )
+        if config.pipeline:
+            return make_env_halves(config.dataset, config.num_envs, **options)
+        return (BatchNavEnv(config.dataset, config.num_envs, **options),)
 
     def _make_storage(self) -> RolloutStorage:
-        views = visual_observations(self.sims[0])
-        shapes = {k: (tuple(v.shape[1:]), v.dtype) for k, v in views.items()}
-        shapes[POINTGOAL] = ((2,), torch.float32)
+        space = self.envs[0].single_observation_space
+        shapes = {k: (space[k].shape, _TORCH_DTYPES[space[k].dtype]) for k in space}
         state_shape = (self.policy.state_layers, self.config.num_envs, self.config.hidden_size)
         return RolloutStorage(
             self.config.rollout_steps, self.config.num_envs, shapes, state_shape, self.device
@@ -143,18 +135,11 @@ class Trainer:
     def begin_segment(self) -> None:
         """Every environment starts a new episode; the recurrent state starts from zero."""
         n = self.config.num_envs
-        for h, sim in enumerate(self.sims):
-            sim.reset(seed=self.segment_seed(h))
-        none = torch.full((n,), NO_ACTION, dtype=torch.long, device=self.device)
-        self.storage.insert_observation(0, self._observation(), none, torch.zeros(n))
-        self.storage.initial_state.zero_()
-
-    def _observation(self) -> dict[str, torch.Tensor]:
-        parts = [visual_observations(sim) for sim in self.sims]
+        parts = [env.reset(seed=self.segment_seed(h))[0] for h, env in enumerate(self.envs)]
         obs = {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
-        goals = np.concatenate([np.asarray(sim.pointgoal) for sim in self.sims])
-        obs[POINTGOAL] = torch.from_numpy(goals).to(self.device)
-        return obs
+        none = torch.full((n,), NO_ACTION, dtype=torch.long, device=self.device)
+        self.storage.insert_observation(0, obs, none, torch.zeros(n))
+        self.storage.initial_state.zero_()
 
     def state_dict(self) -> dict:
         """What a resumed run needs besides the simulators (which restart at the segment):
@@ -219,43 +204,37 @@ class Trainer:
 
     def _start_step(self, t: int, h: int) -> None:
         """Picks half h's actions at step t and starts its simulation on the C++ thread."""
-        envs = self.halves[h]
         started = time.perf_counter()
-        action, log_prob, value = self._act(t, envs)
-        actions_host = action.cpu().numpy().astype(np.int32)
-        self.timing["inference_s"] += time.perf_counter() - started
+        action, log_prob, value = self._act(t, self.halves[h])
         self.pending[h] = (action, log_prob, value)
-        self.sims[h].step_async(actions_host)
+        self.envs[h].step_async(action)
+        self.timing["inference_s"] += time.perf_counter() - started
 
     def _finish_step(self, t: int, h: int) -> None:
         """Waits for half h's step t and stores its outcome and the next observation."""
-        sim, envs, storage = self.sims[h], self.halves[h], self.storage
+        env, envs, storage = self.envs[h], self.halves[h], self.storage
         started = time.perf_counter()
-        sim.step_wait()
+        obs, reward, terminated, truncated, _ = env.step_wait()
         self.timing["sim_wait_s"] += time.perf_counter() - started
         action, log_prob, value = self.pending[h]
-        done_host = np.logical_or(sim.terminated, sim.truncated)
-        self._record_episodes(sim, done_host)
-        done = torch.from_numpy(done_host).to(self.device).float()
-        reward = torch.from_numpy(np.array(sim.reward)).to(self.device)
-        storage.insert_step(t, action, log_prob, value, reward, done, envs)
-        previous = torch.where(done.bool(), torch.full_like(action, NO_ACTION), action)
-        obs = visual_observations(sim)
-        obs[POINTGOAL] = torch.from_numpy(np.array(sim.pointgoal)).to(self.device)
-        storage.insert_observation(t + 1, obs, previous, 1.0 - done, envs)
+        self._record_episodes(env)
+        done = terminated | truncated
+        storage.insert_step(t, action, log_prob, value, reward, done.float(), envs)
+        previous = torch.where(done, torch.full_like(action, NO_ACTION), action)
+        storage.insert_observation(t + 1, obs, previous, (~done).float(), envs)
 
     def collect(self) -> None:
         """One rollout of T steps into the storage, returns and advantages computed. Half
         h's step t runs while the policy picks the other half's actions."""
         storage = self.storage
         self.state = storage.initial_state.clone()
-        self.pending = [None] * len(self.sims)
+        self.pending = [None] * len(self.envs)
         for t in range(storage.steps):
-            for h in range(len(self.sims)):
+            for h in range(len(self.envs)):
                 if t > 0:
                     self._finish_step(t - 1, h)
                 self._start_step(t, h)
-        for h in range(len(self.sims)):
+        for h in range(len(self.envs)):
             self._finish_step(storage.steps - 1, h)
         state = self.state.clone()  # the bootstrap value must not advance the recurrent state
         _, _, last_value = self._act(storage.steps, slice(None))
@@ -263,9 +242,12 @@ class Trainer:
         storage.compute_returns(last_value, self.config.gamma, self.config.gae_lambda)
         self.stop_fraction = float((storage.actions == 0).float().mean())
 
-    def _record_episodes(self, sim: Simulator, done: np.ndarray) -> None:
-        for i in np.flatnonzero(done):
-            self.episodes.append((float(sim.success[i]), float(sim.spl[i])))
+    def _record_episodes(self, env: BatchNavEnv) -> None:
+        """The measures of the episodes that ended, from the simulator's host arrays (no
+        device round trip)."""
+        out = env.sim.outputs
+        done = np.flatnonzero(out.terminated | out.truncated)
+        self.episodes.extend(zip(out.success[done].tolist(), out.spl[done].tolist(), strict=True))
 
     def train_step(self) -> dict[str, float]:
         """Collect a rollout and update the policy once; returns the update's statistics."""
@@ -302,5 +284,8 @@ class Trainer:
         return {"success": float(success), "spl": float(spl), "episodes": len(self.episodes)}
 
     def close(self) -> None:
-        for sim in self.sims:
-            sim.close()
+        for env in self.envs:
+            env.close()
+
+
+_TORCH_DTYPES = {np.dtype(np.float32): torch.float32, np.dtype(np.uint8): torch.uint8}

@@ -55,7 +55,7 @@ def record_episodes(
     autoreset (see video_simulator); `agent` has evaluate.py's reset(n) / act(sim, began)."""
     if episodes < 1:
         raise ValueError(f"episodes: expected >= 1, got {episodes}")
-    if sim.num_envs != 1 or sim.autoreset != "disabled":
+    if sim.num_envs != 1 or sim.config.autoreset != "disabled":
         raise ValueError(
             "record_episodes: expected a simulator with num_envs=1 and autoreset='disabled' "
             f"(see video_simulator), got {sim!r}"

@@ -51,7 +51,7 @@ def agent_views(sim, max_depth: float = DEFAULT_MAX_DEPTH) -> list[np.ndarray]:
 
 def caption(sim, episode) -> Caption:
     """Environment 0's metrics as (text, colour) lines; the outcome once the episode ended."""
-    step, limit = int(sim.episode_step[0]), sim.task.max_episode_steps
+    step, limit = int(sim.episode_step[0]), sim.config.task.max_episode_steps
     lines = [
         (f"episode {episode.episode_id} ({episode.scene_name})   step {step}/{limit}", TEXT),
         (f"distance to goal {float(sim.distance_to_goal[0]):.2f} m", TEXT),

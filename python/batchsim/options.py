@@ -1,0 +1,118 @@
+"""The simulator's settings, each declared once. ``SimConfig`` (with its ``TaskConfig``) and
+``RenderOptions`` are C++ value types (``sim/config.hpp``, ``env/simulator.hpp``): their
+defaults and checks live in C++ only. This module turns keyword arguments into them, so
+that ``batchsim.BatchSim``, ``batchsim.Simulator`` and ``batchsim.BatchNavEnv`` accept the
+same field names without repeating a default.
+
+>>> SimConfig(num_envs=64, mode="eval").replace(seed=3)
+>>> simulator_configs(num_envs=64, sensors=("depth", "rgb"), resolution=128, backend="compute")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from batchsim import _core
+
+SimConfig = _core.SimConfig
+TaskConfig = _core.TaskConfig
+RenderOptions = _core.RenderOptions
+RendererConfig = _core.RendererConfig
+
+SENSORS = ("depth", "rgb")
+
+
+class SimulatorConfigs(NamedTuple):
+    """What a Simulator is made from: the simulation's and the renderer's settings."""
+
+    sim: SimConfig
+    render: RenderOptions
+
+
+def sim_config(config: SimConfig | None = None, **fields: Any) -> SimConfig:
+    """``config`` (SimConfig's defaults when None) with ``fields`` changed; TypeError names
+    a field SimConfig lacks, InvalidArgumentError a bad value."""
+    return (config if config is not None else SimConfig()).replace(**fields)
+
+
+def render_options(
+    options: RenderOptions | None = None,
+    *,
+    sensors: Sequence[str] | str | None = None,
+    resolution: int | Sequence[int] | None = None,
+    **fields: Any,
+) -> RenderOptions:
+    """``options`` (RenderOptions' defaults when None) with ``fields`` changed. Shorthands:
+    ``sensors``, a non-empty subset of ("depth", "rgb"), sets depth and rgb; ``resolution``,
+    (height, width) or one int, sets height and width."""
+    if sensors is not None:
+        chosen = check_sensors(sensors)
+        fields |= {"depth": "depth" in chosen, "rgb": "rgb" in chosen}
+    if resolution is not None:
+        fields["height"], fields["width"] = check_resolution(resolution)
+    return (options if options is not None else RenderOptions()).replace(**fields)
+
+
+def simulator_configs(
+    config: SimConfig | None = None, render: RenderOptions | None = None, **fields: Any
+) -> SimulatorConfigs:
+    """SimConfig and RenderOptions from keyword ``fields``, each routed to the struct that has
+    it (plus render_options' shorthands); TypeError names a field neither has."""
+    render_names = {*RenderOptions.field_names, "sensors", "resolution"}
+    unknown = sorted(set(fields) - render_names - set(SimConfig.field_names))
+    if unknown:
+        raise TypeError(
+            f"unknown option(s) {unknown}: expected SimConfig fields {list(SimConfig.field_names)}"
+            f" or RenderOptions fields {sorted(render_names)}"
+        )
+    render_fields = {k: v for k, v in fields.items() if k in render_names}
+    sim_fields = {k: v for k, v in fields.items() if k not in render_names}
+    return SimulatorConfigs(
+        sim_config(config, **sim_fields), render_options(render, **render_fields)
+    )
+
+
+def check_sensors(sensors: Sequence[str] | str) -> tuple[str, ...]:
+    if isinstance(sensors, str):
+        sensors = (sensors,)
+    chosen = tuple(dict.fromkeys(sensors))
+    unknown = [s for s in chosen if s not in SENSORS]
+    if not chosen or unknown:
+        raise ValueError(
+            f"sensors: expected a non-empty subset of {list(SENSORS)}, got {list(sensors)}"
+        )
+    return chosen
+
+
+def check_resolution(resolution: int | Sequence[int]) -> tuple[int, int]:
+    if isinstance(resolution, int):
+        resolution = (resolution, resolution)
+    try:
+        height, width = (int(v) for v in resolution)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"resolution: expected (height, width) or one int, got {resolution!r}"
+        ) from None
+    return height, width
+
+
+def sensors_of(render: RenderOptions) -> tuple[str, ...]:
+    """The sensors ``render`` asks for, in SENSORS order."""
+    return tuple(s for s in SENSORS if getattr(render, s))
+
+
+__all__ = [
+    "SENSORS",
+    "RenderOptions",
+    "RendererConfig",
+    "SimConfig",
+    "SimulatorConfigs",
+    "TaskConfig",
+    "check_resolution",
+    "check_sensors",
+    "render_options",
+    "sensors_of",
+    "sim_config",
+    "simulator_configs",
+]
