@@ -54,10 +54,13 @@ test-asan: setup
 	cd $(BUILD)/asan && BATCHSIM_VALIDATION=1 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure
 
+# clang-tidy reads the compile commands of a configured (not built) tree with the Python
+# module, so that src/bindings is checked too (its .clang-tidy adds a check of its own).
 lint:
-	$(CMAKE_CPP) -B $(BUILD)/cpp >/dev/null
+	cmake -S . -G Ninja -B $(BUILD)/lint -DBATCHSIM_BUILD_PYTHON=ON -DBATCHSIM_BUILD_TESTS=ON \
+	  -Dpybind11_DIR="$$($(PYTHON) -m pybind11 --cmakedir)" >/dev/null
 	clang-format --dry-run --Werror $(LINT_SOURCES) shaders/shared.h
-	clang-tidy --quiet -p $(BUILD)/cpp $(filter-out src/bindings/%,$(filter %.cpp,$(LINT_SOURCES)))
+	clang-tidy --quiet -p $(BUILD)/lint $(filter %.cpp,$(LINT_SOURCES))
 	$(PYTHON) -m ruff check python tests/python benchmarks examples
 	$(PYTHON) -m ruff format --check python tests/python benchmarks examples
 

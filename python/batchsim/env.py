@@ -153,14 +153,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
 
     def _staged_fields(self) -> dict:
         """The host results copied to the device each step, in one transfer."""
-        n, out = self.num_envs, self.sim.outputs
-        fields = {POINTGOAL: out.pointgoal, "reward": out.reward}
-        fields |= {"terminated": out.terminated, "truncated": out.truncated}
-        fields |= {name: getattr(out, name) for name in _EPISODE_METRICS}
-        fields |= {key: getattr(out, name) for key, name in _STEP_METRICS.items()}
-        if self.sim.final_pointgoal is not None:
-            fields["final_" + POINTGOAL] = self.sim.final_pointgoal
-        return {key: (array.dtype, (n, *array.shape[1:])) for key, array in fields.items()}
+        return {key: (a.dtype, a.shape) for key, a in self._host_results().items()}
 
     def _host_results(self) -> dict[str, np.ndarray]:
         out = self.sim.outputs

@@ -23,15 +23,17 @@
 namespace batchsim::env {
 
 // The renderer's settings that are the env's to choose (views and places follow the sim).
+// Defaults are the renderer's, but for colour: a simulator renders depth only unless asked.
 struct RenderOptions {
-    std::uint32_t width = 64;
-    std::uint32_t height = 64;
-    float hfov_degrees = 90.0f;
-    float near_plane = 0.01f;
-    float far_plane = 1000.0f;
-    bool depth = true;
+    static constexpr render::RendererConfig kRenderer{};
+    std::uint32_t width = kRenderer.width;
+    std::uint32_t height = kRenderer.height;
+    float hfov_degrees = kRenderer.hfov_degrees;
+    float near_plane = kRenderer.near_plane;
+    float far_plane = kRenderer.far_plane;
+    bool depth = kRenderer.depth;
     bool rgb = false;
-    render::Backend backend = render::Backend::Auto;
+    render::Backend backend = kRenderer.backend;
     // SameStep autoreset only: in a step where episodes end, also render the views they saw
     // last (final_depth, final_rgb; gymnasium's final_obs). Costs a second render in those
     // steps; trainers that bootstrap from values, not final observations, leave it off.

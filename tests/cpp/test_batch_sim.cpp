@@ -253,8 +253,7 @@ TEST_CASE("BatchSim: autoreset modes", "[batch_sim]") {
     }
 }
 
-TEST_CASE("BatchSim: step() is act() then start_pending_episodes(), bit for bit",
-          "[batch_sim]") {
+TEST_CASE("BatchSim: step() is act() then start_pending_episodes(), bit for bit", "[batch_sim]") {
     const auto scenes = test::standard_scenes();
     const auto episodes = test::random_episodes(scenes, 4, 10);
     BatchSim whole(small_config(24, 2), episodes);
