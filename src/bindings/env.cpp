@@ -23,7 +23,7 @@ using env::Simulator;
 using Stream = std::optional<std::int64_t>;
 
 std::unique_ptr<Simulator> make_simulator(
-    std::shared_ptr<GpuContext> context, std::vector<std::filesystem::path> scene_paths,
+    std::shared_ptr<device::GpuContext> context, std::vector<std::filesystem::path> scene_paths,
     const IntArray& scene, const FloatArray& start_position, const FloatArray& start_rotation,
     const FloatArray& goal, int num_envs, int num_threads, std::uint64_t seed,
     const std::string& mode, int scenes_resident, int steps_per_scene, const std::string& geodesic,

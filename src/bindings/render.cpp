@@ -51,7 +51,7 @@ void bind_render(py::module_& m) {
         m, "BatchRenderer",
         "Every view of a batch in one submission; backend 'raster', 'compute' (ray casting) "
         "or 'auto' (see batchsim doctor).")
-        .def(py::init([](std::shared_ptr<GpuContext> context, std::uint32_t views,
+        .def(py::init([](std::shared_ptr<device::GpuContext> context, std::uint32_t views,
                          std::uint32_t width, std::uint32_t height, float hfov, float near_plane,
                          float far_plane, std::uint32_t places, std::uint32_t batches, bool depth,
                          bool rgb, const std::string& backend) {

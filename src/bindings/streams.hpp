@@ -7,11 +7,11 @@
 
 #include <pybind11/pybind11.h>
 
-#include "export/gpu_context.hpp"
+#include "device/gpu_context.hpp"
 
 namespace batchsim::bindings {
 
-inline std::uintptr_t consumer_stream(const GpuContext& context,
+inline std::uintptr_t consumer_stream(const device::GpuContext& context,
                                       std::optional<std::int64_t> stream) {
     if (stream) return static_cast<std::uintptr_t>(*stream);
     if (!context.exports_cuda()) return 0;

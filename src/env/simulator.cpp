@@ -23,7 +23,7 @@ render::RendererConfig renderer_config(const sim::SimConfig& sim, const RenderOp
 
 }  // namespace
 
-Simulator::Simulator(std::shared_ptr<GpuContext> context, const sim::SimConfig& sim_config,
+Simulator::Simulator(std::shared_ptr<device::GpuContext> context, const sim::SimConfig& sim_config,
                      sim::EpisodeSet episodes, const RenderOptions& render)
     : mirror_(static_cast<std::size_t>(2 * std::max(sim_config.scenes_resident, 1))) {
     BATCHSIM_CHECK(context != nullptr, InvalidArgument, "a Simulator needs a GpuContext");

@@ -12,8 +12,8 @@
 #include <span>
 
 #include "core/background_task.hpp"
+#include "device/gpu_context.hpp"
 #include "env/scene_mirror.hpp"
-#include "export/gpu_context.hpp"
 #include "render/batch_renderer.hpp"
 #include "sim/batch_sim.hpp"
 
@@ -34,7 +34,7 @@ struct RenderOptions {
 class Simulator {
 public:
     // Throws what BatchSim and BatchRenderer throw for bad settings.
-    Simulator(std::shared_ptr<GpuContext> context, const sim::SimConfig& sim_config,
+    Simulator(std::shared_ptr<device::GpuContext> context, const sim::SimConfig& sim_config,
               sim::EpisodeSet episodes, const RenderOptions& render);
     ~Simulator();  // waits for a running step
     Simulator(const Simulator&) = delete;
