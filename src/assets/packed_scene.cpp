@@ -2,14 +2,10 @@
 // documented in packed_scene.hpp; validation lives in packed_scene_validate.cpp.
 #include "assets/packed_scene.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cassert>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -185,27 +181,6 @@ std::string origin_of(const std::filesystem::path& path) {
     return str("'", path.string(), "'");
 }
 
-struct FdGuard {
-    int fd = -1;
-    ~FdGuard() {
-        if (fd >= 0) ::close(fd);
-    }
-};
-
-// Fills `out` with one read (more only if the kernel returns less); returns the bytes read,
-// fewer if the file shrank meanwhile.
-std::size_t read_all(int fd, std::span<std::uint8_t> out, const std::filesystem::path& path) {
-    std::size_t done = 0;
-    while (done < out.size()) {
-        const ssize_t got = ::read(fd, out.data() + done, out.size() - done);
-        if (got < 0 && errno == EINTR) continue;
-        BATCHSIM_CHECK(got >= 0, Io, str("cannot read '", path.string(), "': ", strerror(errno)));
-        if (got == 0) break;
-        done += static_cast<std::size_t>(got);
-    }
-    return done;
-}
-
 // The scene's BVH; geometry it cannot be built from is the caller's InvalidArgument.
 Bvh bvh_of(const SceneData& scene) {
     try {
@@ -268,14 +243,9 @@ PackedScene PackedScene::from_bytes(std::span<const std::uint8_t> bytes, Checksu
 
 PackedScene PackedScene::load(const std::filesystem::path& path) {
     require_file(path, "packed scene");
-    const FdGuard file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    BATCHSIM_CHECK(file.fd >= 0, Io, str("cannot open '", path.string(), "': ", strerror(errno)));
-    struct stat info {};
-    BATCHSIM_CHECK(::fstat(file.fd, &info) == 0, Io,
-                   str("cannot stat '", path.string(), "': ", strerror(errno)));
-    const auto size = static_cast<std::size_t>(info.st_size);
-    auto buffer = allocate(size);
-    const std::size_t got = read_all(file.fd, {buffer.get(), size}, path);
+    const OpenFile file = open_for_reading(path);
+    auto buffer = allocate(file.size);
+    const std::size_t got = read_chunked(file.fd.get(), {buffer.get(), file.size}, path);
     return adopt(std::move(buffer), got, ChecksumPolicy::Verify, origin_of(path));
 }
 
