@@ -12,7 +12,7 @@
 #include "render/render_backend.hpp"
 #include "render/texture_table.hpp"
 #include "render/view_batches.hpp"
-#include "vk/command.hpp"
+#include "vk/sync.hpp"
 
 namespace batchsim::render {
 namespace {
