@@ -4,6 +4,7 @@
 
 #include "assets/bvh.hpp"
 #include "assets/packed_scene.hpp"
+#include "assets/packed_scene_writer.hpp"
 #include "assets/scene_build.hpp"
 #include "bindings/arrays.hpp"
 #include "bindings/bindings.hpp"

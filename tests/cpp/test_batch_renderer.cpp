@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "assets/packed_scene.hpp"
+#include "assets/packed_scene_writer.hpp"
 #include "core/check.hpp"
 #include "vk/instance.hpp"
 
