@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "assets/packed_scene.hpp"
+#include "assets/packed_scene_writer.hpp"
 #include "core/file_io.hpp"
 
 namespace {

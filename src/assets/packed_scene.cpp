@@ -1,20 +1,14 @@
-// Packed scene files: the writer, the loader and the zero-copy accessors. The format is
-// documented in packed_scene.hpp; validation lives in packed_scene_validate.cpp.
+// Packed scene files: the loader and the zero-copy accessors. The format is documented in
+// packed_scene.hpp; validation lives in packed_scene_validate.cpp, the writer in
+// packed_scene_writer.cpp.
 #include "assets/packed_scene.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
-#include <cassert>
-#include <cerrno>
 #include <cstring>
-#include <limits>
 #include <new>
 
-#include "assets/bvh.hpp"
 #include "assets/packed_scene_format.hpp"
 #include "core/check.hpp"
 #include "core/file_io.hpp"
@@ -28,213 +22,17 @@ std::uint32_t crc32(std::span<const std::uint8_t> bytes) {
         ::crc32_z(::crc32_z(0, nullptr, 0), bytes.data(), bytes.size()));
 }
 
-namespace {
-
-void seal_table(std::span<std::uint8_t> file, Header& header) {
-    if (header.section_count > (file.size() - sizeof(Header)) / sizeof(SectionEntry)) return;
-    const auto table = file.subspan(sizeof(Header), header.section_count * sizeof(SectionEntry));
-    for (std::size_t i = 0; i < header.section_count; ++i) {
-        SectionEntry entry;
-        std::memcpy(&entry, table.data() + i * sizeof(entry), sizeof(entry));
-        if (entry.offset > file.size() || entry.size > file.size() - entry.offset) continue;
-        entry.crc32 = crc32(file.subspan(entry.offset, entry.size));
-        std::memcpy(table.data() + i * sizeof(entry), &entry, sizeof(entry));
-    }
-    header.table_crc32 = crc32(table);
-}
-
-}  // namespace
-
-void seal(std::span<std::uint8_t> file) {
-    Header header;
-    if (file.size() < sizeof(header)) return;
-    std::memcpy(&header, file.data(), sizeof(header));
-    seal_table(file, header);
-    header.header_crc32 = 0;
-    header.header_crc32 = crc32({reinterpret_cast<const std::uint8_t*>(&header), sizeof(header)});
-    std::memcpy(file.data(), &header, sizeof(header));
-}
-
 }  // namespace packed
 
 namespace {
 
 using packed::SectionKind;
 
-template <typename T>
-std::span<const std::uint8_t> bytes_of(std::span<const T> items) {
-    return {reinterpret_cast<const std::uint8_t*>(items.data()), items.size_bytes()};
-}
-
-std::uint32_t checked_u32(std::size_t value, const char* what, const SceneData& scene) {
-    BATCHSIM_CHECK(value <= std::numeric_limits<std::uint32_t>::max(), InvalidArgument,
-                   str("scene '", scene.source, "' has ", value, " ", what,
-                       ": a packed scene holds at most 2^32 - 1"));
-    return static_cast<std::uint32_t>(value);
-}
-
-// Appends sections after a reserved header and table, each at an aligned offset.
-class FileBuilder {
-public:
-    explicit FileBuilder(std::uint32_t section_count)
-        : out_(packed::align_up(sizeof(packed::Header) +
-                                section_count * sizeof(packed::SectionEntry))),
-          section_count_(section_count) {}
-
-    void begin(SectionKind kind) {
-        pad();
-        entries_.push_back(
-            {static_cast<std::uint32_t>(kind), 0, out_.size(), 0, 0, packed::element_size(kind)});
-    }
-    void append(std::span<const std::uint8_t> bytes) {
-        out_.insert(out_.end(), bytes.begin(), bytes.end());
-        entries_.back().size = out_.size() - entries_.back().offset;
-    }
-    void pad() { out_.resize(packed::align_up(out_.size())); }
-    void add(SectionKind kind, std::span<const std::uint8_t> bytes) {
-        begin(kind);
-        append(bytes);
-    }
-    [[nodiscard]] std::size_t section_size() const { return out_.size() - entries_.back().offset; }
-
-    std::vector<std::uint8_t> finish() {
-        assert(entries_.size() == section_count_);
-        packed::Header header{};
-        header.magic = packed::kMagic;
-        header.version = packed::kVersion;
-        header.section_count = section_count_;
-        header.file_size = out_.size();
-        std::memcpy(out_.data(), &header, sizeof(header));
-        std::memcpy(out_.data() + sizeof(header), entries_.data(),
-                    entries_.size() * sizeof(packed::SectionEntry));
-        packed::seal(out_);
-        return std::move(out_);
-    }
-
-private:
-    std::vector<std::uint8_t> out_;
-    std::vector<packed::SectionEntry> entries_;
-    std::uint32_t section_count_;
-};
-
-// Source name first, then texture names; records point into it.
-std::string strings_of(const SceneData& scene) {
-    std::string strings = scene.source;
-    for (const auto& texture : scene.textures) strings += texture.name;
-    checked_u32(strings.size(), "bytes of names", scene);
-    return strings;
-}
-
-packed::InfoRecord info_of(const SceneData& scene) {
-    packed::InfoRecord info{};
-    info.bounds_min = scene.bounds.min;
-    info.bounds_max = scene.bounds.max;
-    info.vertex_count = checked_u32(scene.vertices.size(), "vertices", scene);
-    info.index_count = checked_u32(scene.indices.size(), "indices", scene);
-    info.chunk_count = checked_u32(scene.chunks.size(), "chunks", scene);
-    info.material_count = checked_u32(scene.materials.size(), "materials", scene);
-    info.texture_count = checked_u32(scene.textures.size(), "textures", scene);
-    info.up_axis = packed::kUpAxisY;
-    info.metres_per_unit = 1.0f;
-    info.source_length = static_cast<std::uint32_t>(scene.source.size());
-    return info;
-}
-
-std::vector<packed::TextureRecord> texture_records(const SceneData& scene) {
-    std::vector<packed::TextureRecord> records;
-    std::uint64_t pixel_offset = 0;
-    auto name_offset = static_cast<std::uint32_t>(scene.source.size());
-    for (const auto& texture : scene.textures) {
-        packed::TextureRecord r{};
-        r.pixel_offset = pixel_offset;
-        r.pixel_size = texture.pixels.size();
-        r.width = texture.width;
-        r.height = texture.height;
-        r.mip_count = texture.mip_count;
-        r.name_offset = name_offset;
-        r.name_length = static_cast<std::uint32_t>(texture.name.size());
-        records.push_back(r);
-        pixel_offset = packed::align_up(pixel_offset + r.pixel_size);
-        name_offset += r.name_length;
-    }
-    return records;
-}
-
-void add_sections(FileBuilder& file, const SceneData& scene, const Bvh& bvh) {
-    const packed::InfoRecord info = info_of(scene);
-    const std::string strings = strings_of(scene);
-    const auto records = texture_records(scene);
-    file.add(SectionKind::Info, bytes_of(std::span{&info, 1}));
-    file.add(SectionKind::Vertices, bytes_of(std::span{scene.vertices}));
-    file.add(SectionKind::Indices, bytes_of(std::span{scene.indices}));
-    file.add(SectionKind::Chunks, bytes_of(std::span{scene.chunks}));
-    file.add(SectionKind::Materials, bytes_of(std::span{scene.materials}));
-    file.add(SectionKind::BvhNodes, bytes_of(std::span{bvh.nodes}));
-    file.add(SectionKind::BvhTriangles, bytes_of(std::span{bvh.triangles}));
-    file.add(SectionKind::TextureTable, bytes_of(std::span{records}));
-    file.begin(SectionKind::TexturePixels);
-    for (std::size_t i = 0; i < records.size(); ++i) {
-        file.append(std::vector<std::uint8_t>(records[i].pixel_offset - file.section_size()));
-        file.append(scene.textures[i].pixels);
-    }
-    file.add(SectionKind::Strings, bytes_of(std::span{strings.data(), strings.size()}));
-    if (!scene.navmesh.empty()) file.add(SectionKind::NavMesh, scene.navmesh);
-}
-
 std::string origin_of(const std::filesystem::path& path) {
     return str("'", path.string(), "'");
 }
 
-struct FdGuard {
-    int fd = -1;
-    ~FdGuard() {
-        if (fd >= 0) ::close(fd);
-    }
-};
-
-// Fills `out` with one read (more only if the kernel returns less); returns the bytes read,
-// fewer if the file shrank meanwhile.
-std::size_t read_all(int fd, std::span<std::uint8_t> out, const std::filesystem::path& path) {
-    std::size_t done = 0;
-    while (done < out.size()) {
-        const ssize_t got = ::read(fd, out.data() + done, out.size() - done);
-        if (got < 0 && errno == EINTR) continue;
-        BATCHSIM_CHECK(got >= 0, Io, str("cannot read '", path.string(), "': ", strerror(errno)));
-        if (got == 0) break;
-        done += static_cast<std::size_t>(got);
-    }
-    return done;
-}
-
-// The scene's BVH; geometry it cannot be built from is the caller's InvalidArgument.
-Bvh bvh_of(const SceneData& scene) {
-    try {
-        return build_bvh(scene.vertices, scene.indices, scene.chunks);
-    } catch (const Error& error) {
-        throw Error(error.kind(), str("cannot pack scene '", scene.source, "': ", error.what()));
-    }
-}
-
 }  // namespace
-
-std::vector<std::uint8_t> pack_scene(const SceneData& scene) {
-    const auto section_count = std::uint32_t(packed::kKindCount - (scene.navmesh.empty() ? 1 : 0));
-    FileBuilder file(section_count);
-    add_sections(file, scene, bvh_of(scene));
-    std::vector<std::uint8_t> bytes = file.finish();
-    try {  // never write a file that would not load
-        packed::validate(bytes, ChecksumPolicy::Skip, str("for scene '", scene.source, "'"));
-    } catch (const Error& error) {
-        throw Error(Error::Kind::InvalidArgument, str("cannot pack: ", error.what()));
-    }
-    return bytes;
-}
-
-void write_packed_scene(const std::filesystem::path& path, const SceneData& scene) {
-    const std::vector<std::uint8_t> bytes = pack_scene(scene);
-    const std::array parts{std::span<const std::uint8_t>{bytes}};
-    write_file_atomically(path, parts);
-}
 
 void PackedScene::FreeAligned::operator()(std::uint8_t* data) const {
     ::operator delete (data, std::align_val_t{packed::kAlignment});
@@ -268,14 +66,9 @@ PackedScene PackedScene::from_bytes(std::span<const std::uint8_t> bytes, Checksu
 
 PackedScene PackedScene::load(const std::filesystem::path& path) {
     require_file(path, "packed scene");
-    const FdGuard file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    BATCHSIM_CHECK(file.fd >= 0, Io, str("cannot open '", path.string(), "': ", strerror(errno)));
-    struct stat info {};
-    BATCHSIM_CHECK(::fstat(file.fd, &info) == 0, Io,
-                   str("cannot stat '", path.string(), "': ", strerror(errno)));
-    const auto size = static_cast<std::size_t>(info.st_size);
-    auto buffer = allocate(size);
-    const std::size_t got = read_all(file.fd, {buffer.get(), size}, path);
+    const OpenFile file = open_for_reading(path);
+    auto buffer = allocate(file.size);
+    const std::size_t got = read_chunked(file.fd.get(), {buffer.get(), file.size}, path);
     return adopt(std::move(buffer), got, ChecksumPolicy::Verify, origin_of(path));
 }
 

@@ -50,7 +50,8 @@
 // version defines every kind, and a writer that adds one bumps the version (2 added the
 // BVH), so that no reader silently drops data the writer meant it to use. The writer
 // builds the BVH from the geometry every time (assets/bvh.hpp; SceneData does not carry
-// it), deterministically, so that packing a loaded scene again gives the same bytes.
+// it), deterministically, so that packing a loaded scene again gives the same bytes. The
+// writer is declared in packed_scene_writer.hpp; this header is the reader.
 //
 // Loading validates everything before anything is used, and throws Error(CorruptData)
 // naming the file and what is wrong: magic, version, sizes, checksums, the section table
@@ -73,14 +74,6 @@
 #include "assets/scene_data.hpp"
 
 namespace batchsim::assets {
-
-// Writes `scene` to `path` atomically (a temporary file renamed over the target). Throws
-// Error(InvalidArgument) if the scene would not load back (see validation above), and
-// Error(Io) if writing fails; the target is then untouched.
-void write_packed_scene(const std::filesystem::path& path, const SceneData& scene);
-
-// The bytes write_packed_scene writes, in memory (tests and fuzz seeds).
-std::vector<std::uint8_t> pack_scene(const SceneData& scene);
 
 // Section kinds this build reads (packed_scene_format.hpp names them).
 namespace packed {

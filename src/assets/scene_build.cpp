@@ -7,7 +7,7 @@
 namespace batchsim::assets {
 
 std::vector<std::uint8_t> bake_scene_navmesh(const SceneData& scene,
-                                             const NavMeshSettings& settings) {
+                                             const nav::NavMeshSettings& settings) {
     std::vector<float> positions;
     positions.reserve(scene.vertices.size() * 3);
     for (const Vertex& v : scene.vertices) positions.insert(positions.end(), {v.px, v.py, v.pz});

@@ -5,8 +5,8 @@
 #include <optional>
 
 #include "assets/importer.hpp"
-#include "assets/navmesh_bake.hpp"
 #include "assets/scene_data.hpp"
+#include "nav/navmesh_bake.hpp"
 
 namespace batchsim::assets {
 
@@ -15,7 +15,7 @@ struct SceneBuildOptions {
     // A Habitat .navmesh to embed as it is; without one the navmesh is baked with `bake`.
     std::optional<std::filesystem::path> navmesh_file;
     bool bake_navmesh = true;  // false: a scene without navmesh (rendering only)
-    NavMeshSettings bake;
+    nav::NavMeshSettings bake;
 };
 
 // Imports `model`, then loads (and validates) or bakes its navmesh.
@@ -23,6 +23,6 @@ SceneData build_scene(const std::filesystem::path& model, const SceneBuildOption
 
 // Bakes a navmesh of a scene's triangles: a Habitat .navmesh image.
 std::vector<std::uint8_t> bake_scene_navmesh(const SceneData& scene,
-                                             const NavMeshSettings& settings);
+                                             const nav::NavMeshSettings& settings);
 
 }  // namespace batchsim::assets

@@ -9,9 +9,9 @@
 #include "bindings/bindings.hpp"
 #include "core/check.hpp"
 #include "core/strings.hpp"
-#include "export/cuda_driver.hpp"
-#include "export/gpu_context.hpp"
-#include "export/tensor.hpp"
+#include "device/cuda_driver.hpp"
+#include "device/gpu_context.hpp"
+#include "device/tensor.hpp"
 #include "render/batch_renderer.hpp"
 #include "vk/instance.hpp"
 #include "vk/memory.hpp"
@@ -33,13 +33,13 @@ std::string selector_from(const DeviceArg& device) {
     return std::get<std::string>(*device);
 }
 
-ExportTarget export_from(const std::string& name) {
-    if (name == "auto") return ExportTarget::Auto;
-    if (name == "cpu") return ExportTarget::Cpu;
-    if (name == "cuda") return ExportTarget::Cuda;
+device::ExportTarget export_from(const std::string& name) {
+    if (name == "auto") return device::ExportTarget::Auto;
+    if (name == "cpu") return device::ExportTarget::Cpu;
+    if (name == "cuda") return device::ExportTarget::Cuda;
     BATCHSIM_CHECK(false, InvalidArgument,
                    str("export must be 'auto', 'cpu' or 'cuda', got '", name, "'"));
-    return ExportTarget::Auto;
+    return device::ExportTarget::Auto;
 }
 
 // validation=None follows BATCHSIM_VALIDATION (1/true/yes), so test suites switch it on.
@@ -70,12 +70,12 @@ py::dict device_dict(const vk::PhysicalDeviceInfo& d) {
 py::dict cuda_status() {
     py::dict out;
     std::string why_not;
-    const cuda::Driver* driver = cuda::driver(&why_not);
+    const device::cuda::Driver* driver = device::cuda::driver(&why_not);
     out["available"] = driver != nullptr;
     out["reason"] = driver ? "" : why_not;
     out["driver_version"] = driver ? driver->version : 0;
     py::list devices;
-    for (const auto& d : cuda::list_devices()) {
+    for (const auto& d : device::cuda::list_devices()) {
         vk::Uuid uuid{};
         std::copy(std::begin(d.uuid), std::end(d.uuid), uuid.begin());
         devices.append(py::dict(py::arg("ordinal") = d.ordinal, py::arg("name") = d.name,
@@ -85,21 +85,22 @@ py::dict cuda_status() {
     return out;
 }
 
-std::shared_ptr<GpuContext> make_context(const DeviceArg& device, std::optional<bool> validation,
-                                         const std::string& export_target) {
-    GpuContext::Config config{.device = selector_from(device),
-                              .validation = validation_from(validation),
-                              .export_target = export_from(export_target)};
+std::shared_ptr<device::GpuContext> make_context(const DeviceArg& device,
+                                                 std::optional<bool> validation,
+                                                 const std::string& export_target) {
+    device::GpuContext::Config config{.device = selector_from(device),
+                                      .validation = validation_from(validation),
+                                      .export_target = export_from(export_target)};
     py::gil_scoped_release release;
-    return std::make_shared<GpuContext>(config);
+    return std::make_shared<device::GpuContext>(config);
 }
 
-std::shared_ptr<PersistentTensor> make_tensor(const std::shared_ptr<GpuContext>& context,
-                                              const std::vector<std::int64_t>& shape,
-                                              const std::string& dtype) {
-    const DType parsed = parse_dtype(dtype);
+std::shared_ptr<device::PersistentTensor> make_tensor(
+    const std::shared_ptr<device::GpuContext>& context, const std::vector<std::int64_t>& shape,
+    const std::string& dtype) {
+    const device::DType parsed = device::parse_dtype(dtype);
     py::gil_scoped_release release;
-    return PersistentTensor::create(context, shape, parsed);
+    return device::PersistentTensor::create(context, shape, parsed);
 }
 
 }  // namespace
@@ -109,7 +110,7 @@ void bind_context(py::module_& m) {
         "list_devices",
         [] {
             py::list out;
-            for (const auto& d : list_vulkan_devices()) out.append(device_dict(d));
+            for (const auto& d : device::list_vulkan_devices()) out.append(device_dict(d));
             return out;
         },
         "Every Vulkan device of this machine, as dicts (name, type, driver, uuid, ...).");
@@ -124,7 +125,7 @@ void bind_context(py::module_& m) {
     m.def("validation_suppressed_total", &vk::validation_suppressed_total,
           "Validation reports set aside because the layer cannot see CUDA's semaphore signals.");
 
-    py::class_<GpuContext, std::shared_ptr<GpuContext>>(m, "Context", R"doc(
+    py::class_<device::GpuContext, std::shared_ptr<device::GpuContext>>(m, "Context", R"doc(
 A Vulkan device (and on NVIDIA its CUDA twin) that renderers, kernels and tensors share.
 
 device: None (best device), an index, "uuid:<hex>", "cuda:<n>" or part of a device name;
@@ -134,30 +135,30 @@ validation: enable the Khronos validation layer when installed; None follows
 export: "auto" (CUDA when possible), "cpu" or "cuda".)doc")
         .def(py::init(&make_context), py::arg("device") = py::none(),
              py::arg("validation") = py::none(), py::arg("export") = "auto")
-        .def_property_readonly("device_info",
-                               [](const GpuContext& c) { return device_dict(c.device().info); })
-        .def_property_readonly("exports_cuda", &GpuContext::exports_cuda)
+        .def_property_readonly(
+            "device_info", [](const device::GpuContext& c) { return device_dict(c.device().info); })
+        .def_property_readonly("exports_cuda", &device::GpuContext::exports_cuda)
         .def_property_readonly("cuda_device",
-                               [](const GpuContext& c) -> std::optional<int> {
+                               [](const device::GpuContext& c) -> std::optional<int> {
                                    if (!c.exports_cuda()) return std::nullopt;
                                    return c.cuda_ordinal();
                                })
         .def_property_readonly("torch_device",
-                               [](const GpuContext& c) {
+                               [](const device::GpuContext& c) {
                                    return c.exports_cuda() ? str("cuda:", c.cuda_ordinal())
                                                            : std::string("cpu");
                                })
         .def_property_readonly(
             "render_backend",
-            [](const GpuContext& c) {
+            [](const device::GpuContext& c) {
                 return render::backend_name(render::choose_backend(c.device()));
             },
             "the renderer backend backend='auto' picks on this device")
-        .def_property_readonly("validation_enabled", &GpuContext::validation_enabled)
-        .def_property_readonly("validation_messages", &GpuContext::validation_messages)
+        .def_property_readonly("validation_enabled", &device::GpuContext::validation_enabled)
+        .def_property_readonly("validation_messages", &device::GpuContext::validation_messages)
         .def("tensor", &make_tensor, py::arg("shape"), py::arg("dtype") = "float32",
              "A persistent tensor on this device (float32, float16, int32, int64, uint8).")
-        .def("wait_idle", &GpuContext::wait_idle, py::call_guard<py::gil_scoped_release>(),
+        .def("wait_idle", &device::GpuContext::wait_idle, py::call_guard<py::gil_scoped_release>(),
              "Blocks until all submitted GPU work has finished.");
 }
 

@@ -11,10 +11,10 @@ void bind_diag(py::module_& m) {
     py::class_<PatternFill, std::shared_ptr<PatternFill>>(m, "PatternFill", R"doc(
 Compute kernel writing value[i] = ((i*131 + seed*7919) mod 2^32) mod 1000003 as float32.
 Used by `batchsim doctor` and the tests to prove dispatch, sync and zero-copy export.)doc")
-        .def(py::init<std::shared_ptr<GpuContext>>(), py::arg("context"))
+        .def(py::init<std::shared_ptr<device::GpuContext>>(), py::arg("context"))
         .def(
             "run",
-            [](PatternFill& fill, PersistentTensor& tensor, std::uint32_t seed,
+            [](PatternFill& fill, device::PersistentTensor& tensor, std::uint32_t seed,
                std::uintptr_t stream) {
                 py::gil_scoped_release release;
                 fill.run(tensor, seed, stream);

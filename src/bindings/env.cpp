@@ -21,7 +21,7 @@ namespace {
 
 using env::Simulator;
 
-std::unique_ptr<Simulator> make_simulator(std::shared_ptr<GpuContext> context,
+std::unique_ptr<Simulator> make_simulator(std::shared_ptr<device::GpuContext> context,
                                           const sim::SimConfig& config,
                                           const env::RenderOptions& render,
                                           sim::EpisodeSet episodes) {

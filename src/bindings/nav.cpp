@@ -20,7 +20,7 @@ py::array_t<float> nan_point() {
 
 Handle bake(const FloatArray& vertices,
             const py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>& indices,
-            const assets::NavMeshSettings& settings) {
+            const nav::NavMeshSettings& settings) {
     const auto positions = to_points(vertices, "vertices");
     BATCHSIM_CHECK((indices.ndim() == 2 && indices.shape(1) == 3) || indices.ndim() == 1,
                    InvalidArgument,
@@ -32,7 +32,7 @@ Handle bake(const FloatArray& vertices,
 }
 
 void bind_settings(py::module_& m) {
-    using S = assets::NavMeshSettings;
+    using S = nav::NavMeshSettings;
     py::class_<S>(m, "NavMeshSettings", "Recast baking settings; defaults are habitat-sim's.")
         .def(py::init<>())
         .def_readwrite("cell_size", &S::cell_size)
@@ -51,7 +51,7 @@ void bind_settings(py::module_& m) {
         .def_readwrite("filter_low_hanging_obstacles", &S::filter_low_hanging_obstacles)
         .def_readwrite("filter_ledge_spans", &S::filter_ledge_spans)
         .def_readwrite("filter_walkable_low_height_spans", &S::filter_walkable_low_height_spans)
-        .def("validate", [](const S& s) { assets::validate(s); });
+        .def("validate", [](const S& s) { nav::validate(s); });
 }
 
 void bind_loading(py::class_<PyNavMesh, Handle>& c) {
@@ -72,7 +72,7 @@ void bind_loading(py::class_<PyNavMesh, Handle>& c) {
             py::arg("data"))
         .def_static(
             "bake", &bake, py::arg("vertices"), py::arg("indices"),
-            py::arg("settings") = assets::NavMeshSettings{},
+            py::arg("settings") = nav::NavMeshSettings{},
             "Bakes a navmesh of triangles (vertices [V,3] float, indices [T,3]) with Recast.")
         .def(
             "save",

@@ -50,12 +50,12 @@ void bind_render(py::module_& m) {
         m, "BatchRenderer",
         "Every view of a batch in one submission; backend 'raster', 'compute' (ray casting) "
         "or 'auto' (see batchsim doctor).")
-        .def(
-            py::init([](std::shared_ptr<GpuContext> context, const render::RendererConfig& config) {
-                py::gil_scoped_release unlocked;
-                return std::make_shared<BatchRenderer>(std::move(context), config);
-            }),
-            py::arg("context"), py::arg("config"))
+        .def(py::init([](std::shared_ptr<device::GpuContext> context,
+                         const render::RendererConfig& config) {
+                 py::gil_scoped_release unlocked;
+                 return std::make_shared<BatchRenderer>(std::move(context), config);
+             }),
+             py::arg("context"), py::arg("config"))
         .def_property_readonly("context", &BatchRenderer::context)
         .def_property_readonly("config", &BatchRenderer::config,
                                "the RendererConfig, with backend resolved")

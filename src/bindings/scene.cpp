@@ -4,6 +4,7 @@
 
 #include "assets/bvh.hpp"
 #include "assets/packed_scene.hpp"
+#include "assets/packed_scene_writer.hpp"
 #include "assets/scene_build.hpp"
 #include "bindings/arrays.hpp"
 #include "bindings/bindings.hpp"
@@ -86,7 +87,7 @@ py::dict chunks(const Scene& s) {
 Scene import_scene(const std::filesystem::path& model, const std::filesystem::path& out,
                    const std::string& axes, float scale,
                    std::optional<std::filesystem::path> navmesh, bool bake,
-                   const assets::NavMeshSettings& settings, std::uint32_t chunk_triangles) {
+                   const nav::NavMeshSettings& settings, std::uint32_t chunk_triangles) {
     assets::SceneBuildOptions options;
     options.import.axes = axes, options.import.scale = scale;
     options.import.chunk_triangles = chunk_triangles;
@@ -148,7 +149,7 @@ void bind_scene(py::module_& m) {
     bind_scene_class(m);
     m.def("import_scene", &import_scene, py::arg("model"), py::arg("out"),
           py::arg("axes") = "x,y,z", py::arg("scale") = 1.0f, py::arg("navmesh") = py::none(),
-          py::arg("bake_navmesh") = true, py::arg("settings") = assets::NavMeshSettings{},
+          py::arg("bake_navmesh") = true, py::arg("settings") = nav::NavMeshSettings{},
           py::arg("chunk_triangles") = 1024u,
           "Imports a model (Assimp), adds its navmesh and writes a packed scene file atomically.");
     m.def("axes_for_up", &assets::axes_for_up, py::arg("up"));

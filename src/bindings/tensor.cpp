@@ -6,7 +6,7 @@
 #include "bindings/bindings.hpp"
 #include "core/check.hpp"
 #include "core/strings.hpp"
-#include "export/tensor.hpp"
+#include "device/tensor.hpp"
 
 namespace py = pybind11;
 
@@ -33,7 +33,7 @@ py::object to_capsule(DLManagedTensor* managed) {
 
 // The DLPack protocol (array API standard): `stream` is the consumer's CUDA stream (1 = the
 // legacy default stream, -1 = do not synchronise); results become visible on it.
-py::object dlpack(PersistentTensor& tensor, std::optional<std::int64_t> stream,
+py::object dlpack(device::PersistentTensor& tensor, std::optional<std::int64_t> stream,
                   const py::object& /*max_version*/, std::optional<py::tuple> dl_device,
                   std::optional<bool> copy) {
     if (copy.value_or(false))
@@ -60,28 +60,32 @@ py::object dlpack(PersistentTensor& tensor, std::optional<std::int64_t> stream,
 }  // namespace
 
 void bind_tensor(py::module_& m) {
-    py::class_<PersistentTensor, std::shared_ptr<PersistentTensor>>(m, "Tensor", R"doc(
+    py::class_<device::PersistentTensor, std::shared_ptr<device::PersistentTensor>>(m, "Tensor",
+                                                                                    R"doc(
 A GPU buffer created once and shared zero-copy with PyTorch (or any DLPack consumer).
 
 torch.from_dlpack(t) aliases the buffer: every later kernel write to it shows in the same
 torch tensor. The torch tensor keeps the buffer and its Context alive.)doc")
         .def_property_readonly(
-            "shape", [](const PersistentTensor& t) { return py::tuple(py::cast(t.shape())); })
-        .def_property_readonly(
-            "dtype", [](const PersistentTensor& t) { return std::string(dtype_name(t.dtype())); })
-        .def_property_readonly("device", &PersistentTensor::device_name)
-        .def_property_readonly("data_ptr", &PersistentTensor::data_ptr)
-        .def_property_readonly("nbytes", &PersistentTensor::nbytes)
-        .def_property_readonly("numel", &PersistentTensor::numel)
+            "shape",
+            [](const device::PersistentTensor& t) { return py::tuple(py::cast(t.shape())); })
+        .def_property_readonly("dtype",
+                               [](const device::PersistentTensor& t) {
+                                   return std::string(device::dtype_name(t.dtype()));
+                               })
+        .def_property_readonly("device", &device::PersistentTensor::device_name)
+        .def_property_readonly("data_ptr", &device::PersistentTensor::data_ptr)
+        .def_property_readonly("nbytes", &device::PersistentTensor::nbytes)
+        .def_property_readonly("numel", &device::PersistentTensor::numel)
         .def_property_readonly(
             "_owner_count",
-            [](const std::shared_ptr<PersistentTensor>& t) { return t.use_count() - 1; },
+            [](const std::shared_ptr<device::PersistentTensor>& t) { return t.use_count() - 1; },
             "Owners of the buffer besides this call: Python handles and live DLPack exports.")
         .def("__dlpack__", &dlpack, py::kw_only(), py::arg("stream") = py::none(),
              py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
              py::arg("copy") = py::none())
         .def("__dlpack_device__",
-             [](const PersistentTensor& t) {
+             [](const device::PersistentTensor& t) {
                  const DLDevice d = t.dl_device();
                  return py::make_tuple(static_cast<int>(d.device_type), d.device_id);
              })
@@ -91,10 +95,11 @@ torch tensor. The torch tensor keeps the buffer and its Context alive.)doc")
                 return py::module_::import("torch").attr("from_dlpack")(self);
             },
             "torch.from_dlpack(self): a torch tensor aliasing this buffer.")
-        .def("__repr__", [](const PersistentTensor& t) {
+        .def("__repr__", [](const device::PersistentTensor& t) {
             return str("batchsim.Tensor(shape=(", join_shape(t.shape()),
-                       t.shape().size() == 1 ? ",)" : ")", ", dtype=", dtype_name(t.dtype()),
-                       ", device='", t.device_name(), "')");
+                       t.shape().size() == 1 ? ",)" : ")",
+                       ", dtype=", device::dtype_name(t.dtype()), ", device='", t.device_name(),
+                       "')");
         });
 }
 

@@ -1,8 +1,10 @@
 #include "core/file_io.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -12,14 +14,6 @@
 
 namespace batchsim {
 namespace {
-
-// Closes a file descriptor on scope exit.
-struct FdGuard {
-    int fd = -1;
-    ~FdGuard() {
-        if (fd >= 0) ::close(fd);
-    }
-};
 
 [[noreturn]] void throw_io(const char* action, const std::filesystem::path& path) {
     throw Error(Error::Kind::Io,
@@ -49,34 +43,61 @@ void require_file(const std::filesystem::path& path, const char* what) {
                    str(what, " file '", path.string(), "' does not exist"));
 }
 
-std::vector<std::uint8_t> read_file(const std::filesystem::path& path) {
-    require_file(path, "input");
-    FdGuard file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (file.fd < 0) throw_io("open", path);
-    std::vector<std::uint8_t> bytes(std::filesystem::file_size(path));
+FdGuard::~FdGuard() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+FdGuard& FdGuard::operator=(FdGuard&& other) noexcept {
+    if (this != &other) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = other.release();
+    }
+    return *this;
+}
+
+OpenFile open_for_reading(const std::filesystem::path& path) {
+    OpenFile file{FdGuard(::open(path.c_str(), O_RDONLY | O_CLOEXEC))};
+    if (file.fd.get() < 0) throw_io("open", path);
+    struct stat info {};
+    if (::fstat(file.fd.get(), &info) != 0) throw_io("stat", path);
+    file.size = static_cast<std::size_t>(info.st_size);
+    return file;
+}
+
+std::size_t read_chunked(int fd, std::span<std::uint8_t> out, const std::filesystem::path& path,
+                         const ChunkGate& gate) {
     std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t got = ::read(file.fd, bytes.data() + done, bytes.size() - done);
+    while (done < out.size()) {
+        const std::size_t wanted = out.size() - done;
+        const std::size_t chunk = gate ? gate(done, wanted) : wanted;
+        assert(chunk > 0 && chunk <= wanted);
+        const ssize_t got = ::read(fd, out.data() + done, chunk);
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) throw_io("read", path);
         if (got == 0) break;  // the file shrank while we read it
         done += static_cast<std::size_t>(got);
     }
-    bytes.resize(done);
+    return done;
+}
+
+std::vector<std::uint8_t> read_file(const std::filesystem::path& path, const char* what,
+                                    const ChunkGate& gate) {
+    require_file(path, what);
+    const OpenFile file = open_for_reading(path);
+    std::vector<std::uint8_t> bytes(file.size);
+    bytes.resize(read_chunked(file.fd.get(), bytes, path, gate));
     return bytes;
 }
 
 void write_file_atomically(const std::filesystem::path& path,
                            std::span<const std::span<const std::uint8_t>> parts) {
     const std::filesystem::path temporary = temporary_sibling(path);
-    FdGuard file{::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
-    if (file.fd < 0) throw_io("create a temporary file to write", path);
+    FdGuard file(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (file.get() < 0) throw_io("create a temporary file to write", path);
     try {
-        for (const auto part : parts) write_all(file.fd, part, temporary);
-        if (::fsync(file.fd) != 0) throw_io("flush", temporary);
-        const int fd = file.fd;
-        file.fd = -1;
-        if (::close(fd) != 0) throw_io("close", temporary);
+        for (const auto part : parts) write_all(file.get(), part, temporary);
+        if (::fsync(file.get()) != 0) throw_io("flush", temporary);
+        if (::close(file.release()) != 0) throw_io("close", temporary);
         if (::rename(temporary.c_str(), path.c_str()) != 0) throw_io("rename onto", path);
     } catch (...) {
         ::unlink(temporary.c_str());

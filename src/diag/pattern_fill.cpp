@@ -11,7 +11,8 @@
 
 namespace batchsim {
 
-PatternFill::PatternFill(std::shared_ptr<GpuContext> context) : context_(std::move(context)) {
+PatternFill::PatternFill(std::shared_ptr<device::GpuContext> context)
+    : context_(std::move(context)) {
     BATCHSIM_CHECK(context_ != nullptr, InvalidArgument, "PatternFill needs a GpuContext");
     pipeline_ =
         vk::create_compute_pipeline(context_->device(), vk::embedded_shader("fill_pattern.comp"),
@@ -27,11 +28,12 @@ PatternFill::~PatternFill() {
     vk::destroy_compute_pipeline(context_->device(), pipeline_);
 }
 
-void PatternFill::run(PersistentTensor& tensor, std::uint32_t seed, std::uintptr_t cuda_stream) {
+void PatternFill::run(device::PersistentTensor& tensor, std::uint32_t seed,
+                      std::uintptr_t cuda_stream) {
     BATCHSIM_CHECK(tensor.context() == context_, InvalidArgument,
                    "the tensor belongs to a different batchsim.Context than the kernel");
-    BATCHSIM_CHECK(tensor.dtype() == DType::Float32, InvalidArgument,
-                   str("expected a float32 tensor, got ", dtype_name(tensor.dtype())));
+    BATCHSIM_CHECK(tensor.dtype() == device::DType::Float32, InvalidArgument,
+                   str("expected a float32 tensor, got ", device::dtype_name(tensor.dtype())));
     BATCHSIM_CHECK(tensor.numel() <= std::numeric_limits<std::uint32_t>::max(), InvalidArgument,
                    str("expected at most 2^32-1 elements, got ", tensor.numel()));
 

@@ -5,7 +5,7 @@
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
-#include "vk/command.hpp"
+#include "vk/sync.hpp"
 
 namespace batchsim::env {
 namespace {
@@ -24,9 +24,10 @@ render::RendererConfig renderer_config(const sim::SimConfig& sim, const RenderOp
 }
 
 // An empty tensor of `like`'s shape and type, or null where `like` is null.
-std::shared_ptr<PersistentTensor> twin(const std::shared_ptr<PersistentTensor>& like) {
+std::shared_ptr<device::PersistentTensor> twin(
+    const std::shared_ptr<device::PersistentTensor>& like) {
     if (!like) return nullptr;
-    return PersistentTensor::create(like->context(), like->shape(), like->dtype());
+    return device::PersistentTensor::create(like->context(), like->shape(), like->dtype());
 }
 
 bool any_episode_ended(const sim::StepOutputs& out) {
@@ -35,15 +36,15 @@ bool any_episode_ended(const sim::StepOutputs& out) {
     return false;
 }
 
-void record_copy(VkCommandBuffer commands, const PersistentTensor& from,
-                 const PersistentTensor& to) {
+void record_copy(VkCommandBuffer commands, const device::PersistentTensor& from,
+                 const device::PersistentTensor& to) {
     const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = from.nbytes()};
     vkCmdCopyBuffer(commands, from.vk_buffer(), to.vk_buffer(), 1, &region);
 }
 
 }  // namespace
 
-Simulator::Simulator(std::shared_ptr<GpuContext> context, const sim::SimConfig& sim_config,
+Simulator::Simulator(std::shared_ptr<device::GpuContext> context, const sim::SimConfig& sim_config,
                      sim::EpisodeSet episodes, const RenderOptions& render)
     : mirror_(static_cast<std::size_t>(2 * std::max(sim_config.scenes_resident, 1))) {
     BATCHSIM_CHECK(context != nullptr, InvalidArgument, "a Simulator needs a GpuContext");
@@ -112,11 +113,11 @@ double Simulator::last_step_seconds() const {
     return last_step_seconds_;
 }
 
-const std::shared_ptr<PersistentTensor>& Simulator::final_depth() const {
+const std::shared_ptr<device::PersistentTensor>& Simulator::final_depth() const {
     return final_depth_;
 }
 
-const std::shared_ptr<PersistentTensor>& Simulator::final_rgb() const {
+const std::shared_ptr<device::PersistentTensor>& Simulator::final_rgb() const {
     return final_rgb_;
 }
 
@@ -150,7 +151,7 @@ void Simulator::step_keeping_final_views(std::uintptr_t cuda_stream) {
 }
 
 void Simulator::copy_final_views(std::uintptr_t cuda_stream) {
-    GpuContext& context = *renderer_->context();
+    device::GpuContext& context = *renderer_->context();
     auto recording = context.begin();
     const VkCommandBuffer commands = recording.commands();
     // After the render's writes (earlier submissions); before the next render overwrites.

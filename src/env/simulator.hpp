@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/background_task.hpp"
+#include "device/gpu_context.hpp"
+#include "device/tensor.hpp"
 #include "env/scene_mirror.hpp"
-#include "export/gpu_context.hpp"
-#include "export/tensor.hpp"
 #include "render/batch_renderer.hpp"
 #include "sim/batch_sim.hpp"
 
@@ -43,7 +43,7 @@ struct RenderOptions {
 class Simulator {
 public:
     // Throws what BatchSim and BatchRenderer throw for bad settings.
-    Simulator(std::shared_ptr<GpuContext> context, const sim::SimConfig& sim_config,
+    Simulator(std::shared_ptr<device::GpuContext> context, const sim::SimConfig& sim_config,
               sim::EpisodeSet episodes, const RenderOptions& render);
     ~Simulator();  // waits for a running step
     Simulator(const Simulator&) = delete;
@@ -64,8 +64,8 @@ public:
     // With RenderOptions::final_views, in a step where an episode ended: each environment's
     // view and pointgoal before the autoreset (only the ended environments' entries are
     // new). Null tensors / empty otherwise. Same shapes as the renderer's outputs.
-    [[nodiscard]] const std::shared_ptr<PersistentTensor>& final_depth() const;
-    [[nodiscard]] const std::shared_ptr<PersistentTensor>& final_rgb() const;
+    [[nodiscard]] const std::shared_ptr<device::PersistentTensor>& final_depth() const;
+    [[nodiscard]] const std::shared_ptr<device::PersistentTensor>& final_rgb() const;
     [[nodiscard]] std::span<const std::array<float, 2>> final_pointgoal() const;
 
     // Wall time of the last step in C++ (simulation, scene sync and render submission; with
@@ -82,7 +82,7 @@ private:
     std::unique_ptr<sim::BatchSim> sim_;
     std::shared_ptr<render::BatchRenderer> renderer_;
     SceneMirror mirror_;
-    std::shared_ptr<PersistentTensor> final_depth_, final_rgb_;
+    std::shared_ptr<device::PersistentTensor> final_depth_, final_rgb_;
     std::vector<std::array<float, 2>> final_pointgoal_;
     double last_step_seconds_ = 0;
     BackgroundTask background_;  // last: joined before the rest is destroyed

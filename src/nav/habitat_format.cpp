@@ -82,8 +82,8 @@ NavMeshSetHeader read_set_header(std::span<const std::uint8_t> bytes) {
     return header;
 }
 
-assets::NavMeshSettings from_raw(const RawNavMeshSettings& raw) {
-    assets::NavMeshSettings s;
+NavMeshSettings from_raw(const RawNavMeshSettings& raw) {
+    NavMeshSettings s;
     s.cell_size = raw.cell_size, s.cell_height = raw.cell_height;
     s.agent_height = raw.agent_height, s.agent_radius = raw.agent_radius;
     s.agent_max_climb = raw.agent_max_climb, s.agent_max_slope = raw.agent_max_slope;
@@ -98,14 +98,14 @@ assets::NavMeshSettings from_raw(const RawNavMeshSettings& raw) {
     s.filter_ledge_spans = raw.filter_ledge_spans != 0;
     s.filter_walkable_low_height_spans = raw.filter_walkable_low_height_spans != 0;
     try {
-        assets::validate(s);
+        validate(s);
     } catch (const Error& error) {
         throw Error(Error::Kind::CorruptData, str("navmesh settings: ", error.what()));
     }
     return s;
 }
 
-RawNavMeshSettings to_raw(const assets::NavMeshSettings& s) {
+RawNavMeshSettings to_raw(const NavMeshSettings& s) {
     return {s.cell_size,
             s.cell_height,
             s.agent_height,

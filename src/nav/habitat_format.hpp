@@ -16,7 +16,7 @@
 
 #include <DetourNavMesh.h>
 
-#include "assets/navmesh_bake.hpp"
+#include "nav/navmesh_bake.hpp"
 
 namespace batchsim::nav {
 
@@ -35,8 +35,8 @@ struct NavTileImage {
 
 struct NavMeshImage {
     dtNavMeshParams params{};
-    assets::NavMeshSettings settings;  // what the mesh was baked with
-    std::vector<NavTileImage> tiles;   // views into the parsed bytes
+    NavMeshSettings settings;         // what the mesh was baked with
+    std::vector<NavTileImage> tiles;  // views into the parsed bytes
 };
 
 // Parses and validates a .navmesh image: header, tile list and every tile's Detour data

@@ -20,7 +20,7 @@ struct NavMesh::Impl {
     std::unique_ptr<dtNavMesh, void (*)(dtNavMesh*)> mesh{dtAllocNavMesh(), dtFreeNavMesh};
     std::unique_ptr<Islands> islands;  // after `mesh`: destroyed first, it refers to the mesh
     std::array<Vec3, 2> bounds{};
-    assets::NavMeshSettings settings;
+    NavMeshSettings settings;
 };
 
 namespace {
@@ -87,8 +87,8 @@ std::shared_ptr<const NavMesh> NavMesh::load(const std::filesystem::path& path) 
 
 std::shared_ptr<const NavMesh> NavMesh::bake(std::span<const float> positions,
                                              std::span<const std::uint32_t> indices,
-                                             const assets::NavMeshSettings& settings) {
-    return from_habitat_bytes(assets::bake_navmesh(positions, indices, settings));
+                                             const NavMeshSettings& settings) {
+    return from_habitat_bytes(bake_navmesh(positions, indices, settings));
 }
 
 const std::vector<std::uint8_t>& NavMesh::habitat_bytes() const {
@@ -103,7 +103,7 @@ void NavMesh::save(const std::filesystem::path& path) const {
 std::array<Vec3, 2> NavMesh::bounds() const {
     return impl_->bounds;
 }
-const assets::NavMeshSettings& NavMesh::settings() const {
+const NavMeshSettings& NavMesh::settings() const {
     return impl_->settings;
 }
 float NavMesh::navigable_area() const {

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "assets/navmesh_bake.hpp"
+#include "nav/navmesh_bake.hpp"
 
 class dtNavMesh;
 
@@ -32,10 +32,10 @@ public:
     static std::shared_ptr<const NavMesh> from_habitat_bytes(std::span<const std::uint8_t> bytes);
     // Loads a .navmesh file. Throws Error(FileNotFound) or Error(CorruptData) naming it.
     static std::shared_ptr<const NavMesh> load(const std::filesystem::path& path);
-    // Bakes a navmesh of the triangles with Recast (see assets/navmesh_bake.hpp).
+    // Bakes a navmesh of the triangles with Recast (see nav/navmesh_bake.hpp).
     static std::shared_ptr<const NavMesh> bake(std::span<const float> positions,
                                                std::span<const std::uint32_t> indices,
-                                               const assets::NavMeshSettings& settings = {});
+                                               const NavMeshSettings& settings = {});
 
     NavMesh(const NavMesh&) = delete;
     NavMesh& operator=(const NavMesh&) = delete;
@@ -48,8 +48,8 @@ public:
 
     // min, max of the tiles' bounds (habitat-sim's PathFinder::bounds for a loaded mesh).
     [[nodiscard]] std::array<Vec3, 2> bounds() const;
-    [[nodiscard]] float navigable_area() const;                     // m² of walkable surface
-    [[nodiscard]] const assets::NavMeshSettings& settings() const;  // what it was baked with
+    [[nodiscard]] float navigable_area() const;             // m² of walkable surface
+    [[nodiscard]] const NavMeshSettings& settings() const;  // what it was baked with
     [[nodiscard]] std::size_t polygon_count() const;
     [[nodiscard]] int island_count() const;
     // Throws Error(InvalidArgument) unless 0 <= island < island_count().

@@ -7,6 +7,7 @@
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "vk/sync.hpp"
 
 namespace batchsim::render {
 namespace {
@@ -148,7 +149,8 @@ void end_atlas_rendering(const vk::Device& device, VkCommandBuffer commands) {
 void copy_atlas_to_tensors(const vk::Device& device, VkCommandBuffer commands,
                            const AtlasTargets& targets, const AtlasLayout& layout,
                            std::uint32_t first_view, std::uint32_t view_count,
-                           const PersistentTensor* depth, const PersistentTensor* rgb) {
+                           const device::PersistentTensor* depth,
+                           const device::PersistentTensor* rgb) {
     const auto regions = tile_regions(layout, first_view, view_count, 4);  // both 4-byte texels
     for (const auto& [image, tensor] : {std::pair{&targets.depth, depth}, {&targets.color, rgb}}) {
         if (image->handle == VK_NULL_HANDLE || tensor == nullptr) continue;

@@ -7,7 +7,7 @@
 
 #include <vulkan/vulkan_core.h>
 
-#include "export/tensor.hpp"
+#include "device/tensor.hpp"
 #include "vk/device.hpp"
 #include "vk/image.hpp"
 
@@ -64,6 +64,7 @@ void end_atlas_rendering(const vk::Device& device, VkCommandBuffer commands);
 void copy_atlas_to_tensors(const vk::Device& device, VkCommandBuffer commands,
                            const AtlasTargets& targets, const AtlasLayout& layout,
                            std::uint32_t first_view, std::uint32_t view_count,
-                           const PersistentTensor* depth, const PersistentTensor* rgb);
+                           const device::PersistentTensor* depth,
+                           const device::PersistentTensor* rgb);
 
 }  // namespace batchsim::render

@@ -14,7 +14,7 @@
 #include "render/render_backend.hpp"
 #include "render/texture_table.hpp"
 #include "render/view_batches.hpp"
-#include "vk/command.hpp"
+#include "vk/sync.hpp"
 
 namespace batchsim::render {
 namespace {
@@ -77,7 +77,7 @@ void validate(const RendererConfig& c) {
 }
 
 struct BatchRenderer::Impl {
-    std::shared_ptr<GpuContext> context;
+    std::shared_ptr<device::GpuContext> context;
     RendererConfig config;
     const vk::Device& device;
     TextureTable textures;
@@ -89,9 +89,9 @@ struct BatchRenderer::Impl {
     std::vector<Batch> batches;
     bool recorded = false;  // the batches' commands match the resident scenes
     GpuProfile profile;
-    std::shared_ptr<PersistentTensor> depth, rgb;
+    std::shared_ptr<device::PersistentTensor> depth, rgb;
 
-    Impl(std::shared_ptr<GpuContext> c, const RendererConfig& cfg);
+    Impl(std::shared_ptr<device::GpuContext> c, const RendererConfig& cfg);
     ~Impl();
     void create_objects();
     void release();  // every Vulkan object; safe on a partly built Impl
@@ -115,7 +115,7 @@ struct BatchRenderer::Impl {
     }
 };
 
-BatchRenderer::Impl::Impl(std::shared_ptr<GpuContext> c, const RendererConfig& cfg)
+BatchRenderer::Impl::Impl(std::shared_ptr<device::GpuContext> c, const RendererConfig& cfg)
     : context(std::move(c)), config(cfg), device(context->device()) {
     if (config.backend == Backend::Auto) config.backend = choose_backend(device);
     scenes.resize(config.places);
@@ -124,8 +124,10 @@ BatchRenderer::Impl::Impl(std::shared_ptr<GpuContext> c, const RendererConfig& c
     try {
         create_objects();
         // The compute backend writes the tensors from shaders: created before recording.
-        if (config.depth) depth = PersistentTensor::create(context, {n, 1, h, w}, DType::Float32);
-        if (config.rgb) rgb = PersistentTensor::create(context, {n, h, w, 4}, DType::UInt8);
+        if (config.depth)
+            depth = device::PersistentTensor::create(context, {n, 1, h, w}, device::DType::Float32);
+        if (config.rgb)
+            rgb = device::PersistentTensor::create(context, {n, h, w, 4}, device::DType::UInt8);
     } catch (...) {
         release();
         throw;
@@ -220,7 +222,8 @@ void BatchRenderer::Impl::clear_place(std::uint32_t p) {
     recorded = false;
 }
 
-BatchRenderer::BatchRenderer(std::shared_ptr<GpuContext> context, const RendererConfig& config) {
+BatchRenderer::BatchRenderer(std::shared_ptr<device::GpuContext> context,
+                             const RendererConfig& config) {
     BATCHSIM_CHECK(context != nullptr, InvalidArgument, "BatchRenderer needs a GpuContext");
     validate(config);
     impl_ = std::make_unique<Impl>(std::move(context), config);
@@ -311,15 +314,15 @@ std::optional<DrawStatistics> BatchRenderer::draw_statistics(std::uint32_t batch
     return read_draw_statistics(s.device, s.profile, batch);
 }
 
-const std::shared_ptr<PersistentTensor>& BatchRenderer::depth() const {
+const std::shared_ptr<device::PersistentTensor>& BatchRenderer::depth() const {
     return impl_->depth;
 }
 
-const std::shared_ptr<PersistentTensor>& BatchRenderer::rgb() const {
+const std::shared_ptr<device::PersistentTensor>& BatchRenderer::rgb() const {
     return impl_->rgb;
 }
 
-const std::shared_ptr<GpuContext>& BatchRenderer::context() const {
+const std::shared_ptr<device::GpuContext>& BatchRenderer::context() const {
     return impl_->context;
 }
 

@@ -20,8 +20,8 @@
 #include <string_view>
 
 #include "assets/packed_scene.hpp"
-#include "export/gpu_context.hpp"
-#include "export/tensor.hpp"
+#include "device/gpu_context.hpp"
+#include "device/tensor.hpp"
 #include "render/gpu_profile.hpp"
 #include "shared.h"
 
@@ -65,7 +65,7 @@ void validate(const RendererConfig& config);
 class BatchRenderer {
 public:
     // Throws Error(Unsupported) naming the device features it lacks.
-    BatchRenderer(std::shared_ptr<GpuContext> context, const RendererConfig& config);
+    BatchRenderer(std::shared_ptr<device::GpuContext> context, const RendererConfig& config);
     ~BatchRenderer();
     BatchRenderer(const BatchRenderer&) = delete;
     BatchRenderer& operator=(const BatchRenderer&) = delete;
@@ -102,11 +102,11 @@ public:
 
     // [views, 1, height, width] float32: distance along the view axis in metres; 0 where
     // nothing lies between the near and far planes. Null unless config.depth.
-    [[nodiscard]] const std::shared_ptr<PersistentTensor>& depth() const;
+    [[nodiscard]] const std::shared_ptr<device::PersistentTensor>& depth() const;
     // [views, height, width, 4] uint8: unlit sRGB colour, alpha 255; black where nothing.
     // Null unless config.rgb.
-    [[nodiscard]] const std::shared_ptr<PersistentTensor>& rgb() const;
-    [[nodiscard]] const std::shared_ptr<GpuContext>& context() const;
+    [[nodiscard]] const std::shared_ptr<device::PersistentTensor>& rgb() const;
+    [[nodiscard]] const std::shared_ptr<device::GpuContext>& context() const;
 
 private:
     struct Impl;

@@ -11,10 +11,10 @@
 #include "render/batch_renderer.hpp"
 #include "render/draw_buffers.hpp"
 #include "render/render_backend.hpp"
-#include "vk/command.hpp"
 #include "vk/embedded_shaders.hpp"
 #include "vk/graphics_pipeline.hpp"
 #include "vk/pipeline.hpp"
+#include "vk/sync.hpp"
 
 namespace batchsim::render {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <vulkan/vulkan_core.h>
 
-#include "export/tensor.hpp"
+#include "device/tensor.hpp"
 #include "render/gpu_profile.hpp"
 #include "render/gpu_scene.hpp"
 #include "render/texture_table.hpp"
@@ -29,8 +29,8 @@ struct BatchInputs {
     std::span<const std::optional<GpuScene>> scenes;  // by place; empty places hold nothing
     const TextureTable* textures = nullptr;           // one set per place
     const GpuProfile* profile = nullptr;              // marks Culled, Drawn and Copied are ours
-    const PersistentTensor* depth = nullptr;          // null unless an output
-    const PersistentTensor* rgb = nullptr;
+    const device::PersistentTensor* depth = nullptr;  // null unless an output
+    const device::PersistentTensor* rgb = nullptr;
 };
 
 class RenderBackend {

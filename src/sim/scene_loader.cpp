@@ -1,19 +1,17 @@
 // Throttled scene reads and the background loader thread.
 #include "sim/scene_loader.hpp"
 
-#include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <thread>
 #include <utility>
@@ -80,35 +78,18 @@ void pace(const ReadControl& control, Clock::time_point start, std::size_t allow
     }
 }
 
-struct FdGuard {
-    int fd = -1;
-    ~FdGuard() {
-        if (fd >= 0) ::close(fd);
-    }
-};
-
 // The whole file (as much as it held when opened), read in paced chunks.
 std::vector<std::uint8_t> read_paced(const std::filesystem::path& path, ReadControl& control) {
-    require_file(path, "scene");
-    const FdGuard file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    BATCHSIM_CHECK(file.fd >= 0, Io, str("cannot open '", path.string(), "': ", strerror(errno)));
-    struct stat info {};
-    BATCHSIM_CHECK(::fstat(file.fd, &info) == 0, Io,
-                   str("cannot stat '", path.string(), "': ", strerror(errno)));
-    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(info.st_size));
-    const Clock::time_point start = Clock::now();
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const std::size_t chunk = std::min(chunk_size(control), bytes.size() - done);
-        pace(control, start, done + chunk, path);
-        const ssize_t got = ::read(file.fd, bytes.data() + done, chunk);
-        if (got < 0 && errno == EINTR) continue;
-        BATCHSIM_CHECK(got >= 0, Io, str("cannot read '", path.string(), "': ", strerror(errno)));
-        if (got == 0) break;  // the file shrank while we read it
-        done += static_cast<std::size_t>(got);
-        control.bytes_read += static_cast<std::uint64_t>(got);
-    }
-    bytes.resize(done);
+    std::optional<Clock::time_point> start;  // pacing starts at the first read
+    std::vector<std::uint8_t> bytes =
+        read_file(path, "scene", [&](std::size_t done, std::size_t wanted) {
+            if (!start) start = Clock::now();
+            control.bytes_read = done;
+            const std::size_t chunk = std::min(chunk_size(control), wanted);
+            pace(control, *start, done + chunk, path);
+            return chunk;
+        });
+    control.bytes_read = bytes.size();
     return bytes;
 }
 

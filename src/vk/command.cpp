@@ -69,13 +69,4 @@ void submit_buffer(const Device& device, VkCommandBuffer buffer, const SubmitOrd
     VK_CHECK(vkQueueSubmit(device.queue, 1, &info, VK_NULL_HANDLE));
 }
 
-void record_memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage,
-                           VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
-                           VkAccessFlags dst_access) {
-    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    barrier.srcAccessMask = src_access;
-    barrier.dstAccessMask = dst_access;
-    vkCmdPipelineBarrier(commands, src_stage, dst_stage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
-}
-
 }  // namespace batchsim::vk

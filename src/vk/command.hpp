@@ -36,9 +36,4 @@ void submit_commands(const Device& device, CommandRing& ring, const SubmitOrder&
 // Submits a finished command buffer (one recorded once and reused, say) to the device queue.
 void submit_buffer(const Device& device, VkCommandBuffer buffer, const SubmitOrder& order);
 
-// A global memory barrier between two passes recorded into one command buffer.
-void record_memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage,
-                           VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
-                           VkAccessFlags dst_access);
-
 }  // namespace batchsim::vk

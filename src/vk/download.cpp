@@ -7,6 +7,7 @@
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "vk/sync.hpp"
 #include "vk/transfer_pass.hpp"
 
 namespace batchsim::vk {

@@ -129,26 +129,4 @@ void destroy_sampler(const Device& device, VkSampler& sampler) {
     sampler = VK_NULL_HANDLE;
 }
 
-void record_image_barrier(const Device& device, VkCommandBuffer commands, const Image& image,
-                          const ImageBarrier& barrier) {
-    BATCHSIM_CHECK(device.functions.cmd_pipeline_barrier2 != nullptr, Unsupported,
-                   str("device '", device.info.name, "' lacks synchronization2"));
-    VkImageMemoryBarrier2 b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
-    b.srcStageMask = barrier.src_stage;
-    b.srcAccessMask = barrier.src_access;
-    b.dstStageMask = barrier.dst_stage;
-    b.dstAccessMask = barrier.dst_access;
-    b.oldLayout = barrier.old_layout;
-    b.newLayout = barrier.new_layout;
-    b.srcQueueFamilyIndex = barrier.src_family;
-    b.dstQueueFamilyIndex = barrier.dst_family;
-    b.image = image.handle;
-    b.subresourceRange = {image.aspect, barrier.base_mip, barrier.mip_count, 0,
-                          VK_REMAINING_ARRAY_LAYERS};
-    VkDependencyInfo dependency{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-    dependency.imageMemoryBarrierCount = 1;
-    dependency.pImageMemoryBarriers = &b;
-    device.functions.cmd_pipeline_barrier2(commands, &dependency);
-}
-
 }  // namespace batchsim::vk

@@ -1,5 +1,5 @@
 // Images with their own device-local memory and a view of all their levels and layers,
-// samplers, and layout transitions recorded with synchronization2.
+// and samplers. Layout transitions (image barriers) are in vk/sync.hpp.
 #pragma once
 
 #include <cstdint>
@@ -54,24 +54,5 @@ struct SamplerDesc {
 // Linear filtering, linear between mips, repeat addressing, every mip level.
 VkSampler create_sampler(const Device& device, const SamplerDesc& desc);
 void destroy_sampler(const Device& device, VkSampler& sampler);
-
-// One image barrier over `mip_count` levels from `base_mip` and all layers. Queue family
-// indices other than VK_QUEUE_FAMILY_IGNORED make it half of an ownership transfer.
-struct ImageBarrier {
-    VkImageLayout old_layout = VK_IMAGE_LAYOUT_UNDEFINED;
-    VkImageLayout new_layout = VK_IMAGE_LAYOUT_UNDEFINED;
-    VkPipelineStageFlags2 src_stage = VK_PIPELINE_STAGE_2_NONE;
-    VkAccessFlags2 src_access = VK_ACCESS_2_NONE;
-    VkPipelineStageFlags2 dst_stage = VK_PIPELINE_STAGE_2_NONE;
-    VkAccessFlags2 dst_access = VK_ACCESS_2_NONE;
-    std::uint32_t src_family = VK_QUEUE_FAMILY_IGNORED;
-    std::uint32_t dst_family = VK_QUEUE_FAMILY_IGNORED;
-    std::uint32_t base_mip = 0;
-    std::uint32_t mip_count = VK_REMAINING_MIP_LEVELS;
-};
-
-// Records `barrier` with vkCmdPipelineBarrier2; the device must enable synchronization2.
-void record_image_barrier(const Device& device, VkCommandBuffer commands, const Image& image,
-                          const ImageBarrier& barrier);
 
 }  // namespace batchsim::vk

@@ -1,5 +1,6 @@
 // Timeline semaphores: the one synchronisation primitive batchsim uses between the CPU,
-// Vulkan queues and (through an exported fd) CUDA streams.
+// Vulkan queues and (through an exported fd) CUDA streams. And the pipeline barriers that
+// order work inside a command buffer: memory, buffer and image (layout) barriers.
 #pragma once
 
 #include <chrono>
@@ -7,7 +8,9 @@
 
 #include <vulkan/vulkan_core.h>
 
+#include "vk/buffer.hpp"
 #include "vk/device.hpp"
+#include "vk/image.hpp"
 
 namespace batchsim::vk {
 
@@ -19,5 +22,47 @@ void destroy_semaphore(const Device& device, VkSemaphore& semaphore);
 
 // Blocks until the semaphore reaches `value`; throws Error(Vulkan) after kHostWaitTimeout.
 void wait_timeline(const Device& device, VkSemaphore semaphore, std::uint64_t value);
+
+// A global memory barrier between two passes recorded into one command buffer.
+void record_memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage,
+                           VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
+                           VkAccessFlags dst_access);
+
+// One barrier over a whole buffer. Queue family indices other than VK_QUEUE_FAMILY_IGNORED
+// make it half of an ownership transfer.
+struct BufferBarrier {
+    VkPipelineStageFlags2 src_stage = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 src_access = VK_ACCESS_2_NONE;
+    VkPipelineStageFlags2 dst_stage = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 dst_access = VK_ACCESS_2_NONE;
+    std::uint32_t src_family = VK_QUEUE_FAMILY_IGNORED;
+    std::uint32_t dst_family = VK_QUEUE_FAMILY_IGNORED;
+};
+
+// Records `barrier` with vkCmdPipelineBarrier2 (synchronization2).
+void record_buffer_barrier(const Device& device, VkCommandBuffer commands, const Buffer& buffer,
+                           const BufferBarrier& barrier);
+
+// The staging buffer's copy results become readable by the host.
+void copy_to_host_barrier(const Device& device, VkCommandBuffer commands, const Buffer& staging);
+
+// One image barrier over `mip_count` levels from `base_mip` and all layers. Queue family
+// indices other than VK_QUEUE_FAMILY_IGNORED make it half of an ownership transfer.
+struct ImageBarrier {
+    VkImageLayout old_layout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VkImageLayout new_layout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VkPipelineStageFlags2 src_stage = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 src_access = VK_ACCESS_2_NONE;
+    VkPipelineStageFlags2 dst_stage = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 dst_access = VK_ACCESS_2_NONE;
+    std::uint32_t src_family = VK_QUEUE_FAMILY_IGNORED;
+    std::uint32_t dst_family = VK_QUEUE_FAMILY_IGNORED;
+    std::uint32_t base_mip = 0;
+    std::uint32_t mip_count = VK_REMAINING_MIP_LEVELS;
+};
+
+// Records `barrier` with vkCmdPipelineBarrier2; the device must enable synchronization2.
+void record_image_barrier(const Device& device, VkCommandBuffer commands, const Image& image,
+                          const ImageBarrier& barrier);
 
 }  // namespace batchsim::vk

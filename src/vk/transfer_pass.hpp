@@ -33,21 +33,6 @@ VkCommandBuffer begin_pass(const Device& device, Uploader& uploader, bool on_tra
 void finish_pass(const Device& device, Uploader& uploader, bool on_transfer,
                  const std::function<void(VkCommandBuffer)>& acquire = {});
 
-struct BufferBarrier {
-    VkPipelineStageFlags2 src_stage = VK_PIPELINE_STAGE_2_NONE;
-    VkAccessFlags2 src_access = VK_ACCESS_2_NONE;
-    VkPipelineStageFlags2 dst_stage = VK_PIPELINE_STAGE_2_NONE;
-    VkAccessFlags2 dst_access = VK_ACCESS_2_NONE;
-    std::uint32_t src_family = VK_QUEUE_FAMILY_IGNORED;
-    std::uint32_t dst_family = VK_QUEUE_FAMILY_IGNORED;
-};
-
-void record_buffer_barrier(const Device& device, VkCommandBuffer commands, const Buffer& buffer,
-                           const BufferBarrier& barrier);
-
-// The staging buffer's copy results become readable by the host.
-void copy_to_host_barrier(const Device& device, VkCommandBuffer commands, const Buffer& staging);
-
 // A run of rows of one mip level and where it lies in the staging buffer.
 struct RowSpan {
     std::uint32_t level = 0;

@@ -83,30 +83,6 @@ void finish_pass(const Device& device, Uploader& uploader, bool on_transfer,
     wait_timeline(device, uploader.timeline, uploader.last_value);
 }
 
-void record_buffer_barrier(const Device& device, VkCommandBuffer commands, const Buffer& buffer,
-                           const BufferBarrier& barrier) {
-    VkBufferMemoryBarrier2 b{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2};
-    b.srcStageMask = barrier.src_stage;
-    b.srcAccessMask = barrier.src_access;
-    b.dstStageMask = barrier.dst_stage;
-    b.dstAccessMask = barrier.dst_access;
-    b.srcQueueFamilyIndex = barrier.src_family;
-    b.dstQueueFamilyIndex = barrier.dst_family;
-    b.buffer = buffer.handle;
-    b.offset = 0;
-    b.size = VK_WHOLE_SIZE;
-    VkDependencyInfo dependency{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-    dependency.bufferMemoryBarrierCount = 1;
-    dependency.pBufferMemoryBarriers = &b;
-    device.functions.cmd_pipeline_barrier2(commands, &dependency);
-}
-
-void copy_to_host_barrier(const Device& device, VkCommandBuffer commands, const Buffer& staging) {
-    record_buffer_barrier(device, commands, staging,
-                          {VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                           VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT});
-}
-
 std::vector<std::vector<RowSpan>> plan_rows(VkExtent2D extent, std::uint32_t first,
                                             std::uint32_t count, VkDeviceSize staging) {
     std::vector<std::vector<RowSpan>> batches(1);

@@ -51,7 +51,7 @@ inline Mesh floors(std::initializer_list<Rect> rects) {
 }
 
 inline std::shared_ptr<const nav::NavMesh> bake(const Mesh& mesh,
-                                                const assets::NavMeshSettings& settings = {}) {
+                                                const nav::NavMeshSettings& settings = {}) {
     return nav::NavMesh::bake(mesh.positions, mesh.indices, settings);
 }
 

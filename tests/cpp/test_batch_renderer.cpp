@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "assets/packed_scene.hpp"
+#include "assets/packed_scene_writer.hpp"
 #include "core/check.hpp"
 #include "vk/instance.hpp"
 
@@ -16,9 +17,9 @@ using render::BatchRenderer;
 
 namespace {
 
-std::shared_ptr<GpuContext> cpu_context() {
-    return std::make_shared<GpuContext>(
-        GpuContext::Config{.validation = true, .export_target = ExportTarget::Cpu});
+std::shared_ptr<device::GpuContext> cpu_context() {
+    return std::make_shared<device::GpuContext>(
+        device::GpuContext::Config{.validation = true, .export_target = device::ExportTarget::Cpu});
 }
 
 // A 4 x 4 m wall in the plane z = -3, facing +z, one untextured red material.
@@ -38,7 +39,7 @@ gpu::CameraPose pose_at(float x, float y, float z, float yaw, std::uint32_t plac
     return {x, y, z, place, 0.0f, std::sin(yaw / 2), 0.0f, std::cos(yaw / 2)};
 }
 
-std::vector<float> floats(const PersistentTensor& t) {
+std::vector<float> floats(const device::PersistentTensor& t) {
     std::vector<float> out(static_cast<std::size_t>(t.numel()));
     std::memcpy(out.data(), reinterpret_cast<const void*>(t.data_ptr()), out.size() * 4);
     return out;

@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "core/check.hpp"
-#include "export/cuda_driver.hpp"
+#include "device/cuda_driver.hpp"
 
-using namespace batchsim::cuda;
+using namespace batchsim::device::cuda;
 
 TEST_CASE("the CUDA driver either loads with devices or says why not") {
     std::string why_not;

@@ -5,10 +5,11 @@
 #include <vector>
 
 #include "core/check.hpp"
+#include "device/cuda_interop.hpp"
 #include "diag/pattern_fill.hpp"
-#include "export/cuda_interop.hpp"
 
 using namespace batchsim;
+using namespace batchsim::device;
 
 TEST_CASE("a kernel's output is read back through CUDA") {
     if (!cuda::driver() || cuda::list_devices().empty()) {

@@ -57,3 +57,25 @@ TEST_CASE("file errors name the path and have the right kind", "[file_io]") {
     CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 0);
     fs::remove_all(dir);
 }
+
+TEST_CASE("read_chunked reads in the chunks its gate allows", "[file_io]") {
+    const fs::path dir = scratch_dir();
+    std::vector<std::uint8_t> data(1000);
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 7);
+    const std::span<const std::uint8_t> parts[] = {data};
+    write_file_atomically(dir / "data.bin", parts);
+    std::vector<std::size_t> asked;
+    const auto gate = [&](std::size_t done, std::size_t wanted) {
+        CHECK(done + wanted == data.size());
+        asked.push_back(std::min<std::size_t>(wanted, 300));
+        return asked.back();
+    };
+    CHECK(read_file(dir / "data.bin", "input", gate) == data);
+    CHECK(asked == std::vector<std::size_t>{300, 300, 300, 100});
+    // A file shorter than the buffer: the bytes it holds, no error.
+    const OpenFile file = open_for_reading(dir / "data.bin");
+    std::vector<std::uint8_t> longer(file.size + 10);
+    CHECK(read_chunked(file.fd.get(), longer, dir / "data.bin") == data.size());
+    CHECK_THROWS_WITH(open_for_reading(dir / "missing"), Catch::Contains("cannot open"));
+    fs::remove_all(dir);
+}

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "assets/packed_scene.hpp"
+#include "assets/packed_scene_writer.hpp"
 #include "assets/textures.hpp"
 #include "core/check.hpp"
 #include "vk/instance.hpp"

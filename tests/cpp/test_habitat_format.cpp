@@ -13,7 +13,7 @@ namespace {
 
 std::vector<std::uint8_t> room_image() {
     const test::Mesh room = test::floors({{0, 0, 10, 10}});
-    return assets::bake_navmesh(room.positions, room.indices, {});
+    return nav::bake_navmesh(room.positions, room.indices, {});
 }
 
 template <typename T>

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/check.hpp"
-#include "export/gpu_context.hpp"
+#include "device/gpu_context.hpp"
 #include "vk/device.hpp"
 #include "vk/instance.hpp"
 

@@ -2,16 +2,16 @@
 
 #include <cmath>
 
-#include "assets/navmesh_bake.hpp"
 #include "core/check.hpp"
 #include "nav/habitat_format.hpp"
 #include "nav/nav_query.hpp"
+#include "nav/navmesh_bake.hpp"
 #include "nav_scenes.hpp"
 
 using namespace batchsim;
 
 TEST_CASE("default settings are habitat-sim's NavMeshSettings", "[navmesh_bake]") {
-    const assets::NavMeshSettings s;
+    const nav::NavMeshSettings s;
     CHECK(s.cell_size == 0.05f);
     CHECK(s.cell_height == 0.2f);
     CHECK(s.agent_height == 1.5f);
@@ -31,9 +31,9 @@ TEST_CASE("default settings are habitat-sim's NavMeshSettings", "[navmesh_bake]"
 
 TEST_CASE("a baked navmesh is a single-tile Habitat image with its settings", "[navmesh_bake]") {
     const test::Mesh room = test::floors({{0, 0, 10, 10}});
-    assets::NavMeshSettings settings;
+    nav::NavMeshSettings settings;
     settings.agent_radius = 0.3f;
-    const auto bytes = assets::bake_navmesh(room.positions, room.indices, settings);
+    const auto bytes = nav::bake_navmesh(room.positions, room.indices, settings);
     const nav::NavMeshImage image = nav::parse_habitat_navmesh(bytes);
     REQUIRE(image.tiles.size() == 1);
     CHECK(image.params.maxTiles == 1);
@@ -65,8 +65,8 @@ TEST_CASE("slopes steeper than agent_max_slope are not walkable", "[navmesh_bake
 
 TEST_CASE("bad geometry and settings are rejected", "[navmesh_bake]") {
     test::Mesh room = test::floors({{0, 0, 10, 10}});
-    auto bake = [](const test::Mesh& m, const assets::NavMeshSettings& s = {}) {
-        return assets::bake_navmesh(m.positions, m.indices, s);
+    auto bake = [](const test::Mesh& m, const nav::NavMeshSettings& s = {}) {
+        return nav::bake_navmesh(m.positions, m.indices, s);
     };
     test::Mesh nan = room;
     nan.positions[4] = NAN;
@@ -79,13 +79,13 @@ TEST_CASE("bad geometry and settings are rejected", "[navmesh_bake]") {
     degenerate.positions = {0, 0, 0, 1, 0, 1, 2, 0, 2};
     degenerate.indices = {0, 1, 2};
     CHECK_THROWS_AS(bake(degenerate), Error);
-    for (auto mutate : std::initializer_list<void (*)(assets::NavMeshSettings&)>{
-             [](assets::NavMeshSettings& s) { s.cell_size = 0; },
-             [](assets::NavMeshSettings& s) { s.agent_radius = -1; },
-             [](assets::NavMeshSettings& s) { s.agent_max_slope = 90; },
-             [](assets::NavMeshSettings& s) { s.verts_per_poly = 7; },
-             [](assets::NavMeshSettings& s) { s.cell_height = NAN; }}) {
-        assets::NavMeshSettings s;
+    for (auto mutate : std::initializer_list<void (*)(nav::NavMeshSettings&)>{
+             [](nav::NavMeshSettings& s) { s.cell_size = 0; },
+             [](nav::NavMeshSettings& s) { s.agent_radius = -1; },
+             [](nav::NavMeshSettings& s) { s.agent_max_slope = 90; },
+             [](nav::NavMeshSettings& s) { s.verts_per_poly = 7; },
+             [](nav::NavMeshSettings& s) { s.cell_height = NAN; }}) {
+        nav::NavMeshSettings s;
         mutate(s);
         CHECK_THROWS_WITH(bake(room, s), Catch::Contains("NavMeshSettings."));
     }

@@ -1,4 +1,5 @@
 #include "assets/packed_scene.hpp"
+#include "assets/packed_scene_writer.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -9,6 +9,7 @@
 #include "assets/bvh.hpp"
 #include "assets/packed_scene.hpp"
 #include "assets/packed_scene_format.hpp"
+#include "assets/packed_scene_writer.hpp"
 #include "core/strings.hpp"
 #include "packed_scene_test_utils.hpp"
 

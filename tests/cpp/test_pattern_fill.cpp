@@ -8,12 +8,12 @@
 using namespace batchsim;
 
 TEST_CASE("the compute kernel writes the pattern the CPU reference predicts") {
-    auto context = std::make_shared<GpuContext>(
-        GpuContext::Config{.validation = true, .export_target = ExportTarget::Cpu});
+    auto context = std::make_shared<device::GpuContext>(
+        device::GpuContext::Config{.validation = true, .export_target = device::ExportTarget::Cpu});
     PatternFill fill(context);
     std::random_device entropy;
     const auto count = GENERATE(1, 257, 70000);
-    auto tensor = PersistentTensor::create(context, {count}, DType::Float32);
+    auto tensor = device::PersistentTensor::create(context, {count}, device::DType::Float32);
     const auto* values = reinterpret_cast<const float*>(tensor->data_ptr());
 
     // More runs than the command ring has buffers, so slots are reused.
@@ -35,9 +35,9 @@ TEST_CASE("the CPU reference follows the documented formula") {
 }
 
 TEST_CASE("the kernel rejects other dtypes") {
-    auto context = std::make_shared<GpuContext>(
-        GpuContext::Config{.validation = true, .export_target = ExportTarget::Cpu});
+    auto context = std::make_shared<device::GpuContext>(
+        device::GpuContext::Config{.validation = true, .export_target = device::ExportTarget::Cpu});
     PatternFill fill(context);
-    auto tensor = PersistentTensor::create(context, {8}, DType::UInt8);
+    auto tensor = device::PersistentTensor::create(context, {8}, device::DType::UInt8);
     CHECK_THROWS_WITH(fill.run(*tensor, 1, 0), Catch::Contains("expected a float32 tensor"));
 }

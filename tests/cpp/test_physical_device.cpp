@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "core/check.hpp"
-#include "export/gpu_context.hpp"
+#include "device/gpu_context.hpp"
 #include "vk/physical_device.hpp"
 
 using batchsim::Error;
@@ -87,7 +87,7 @@ TEST_CASE("formatting helpers") {
 }
 
 TEST_CASE("the real machine has a usable device with a compute queue") {
-    const auto devices = batchsim::list_vulkan_devices();
+    const auto devices = batchsim::device::list_vulkan_devices();
     REQUIRE_FALSE(devices.empty());
     const auto& chosen = select_physical_device(devices, "");
     CHECK(chosen.usable());

@@ -15,6 +15,7 @@
 
 #include "asset_test_utils.hpp"
 #include "assets/packed_scene.hpp"
+#include "assets/packed_scene_writer.hpp"
 #include "assets/textures.hpp"
 #include "core/check.hpp"
 #include "nav_scenes.hpp"

@@ -1,9 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "core/check.hpp"
-#include "export/tensor.hpp"
+#include "device/tensor.hpp"
 
 using namespace batchsim;
+using namespace batchsim::device;
 
 namespace {
 std::shared_ptr<GpuContext> cpu_context() {

@@ -12,7 +12,7 @@ namespace {
 // The Detour tile data of a baked room, and a check that one mutation is caught.
 std::vector<std::uint8_t> room_tile() {
     const test::Mesh room = test::floors({{0, 0, 10, 10}, {0, 0, 3, 12}});
-    const auto image = assets::bake_navmesh(room.positions, room.indices, {});
+    const auto image = nav::bake_navmesh(room.positions, room.indices, {});
     const auto tile = nav::parse_habitat_navmesh(image).tiles.at(0).data;
     return {tile.begin(), tile.end()};
 }

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-namespace batchsim::assets {
+namespace batchsim::nav {
 
 // Habitat's NavMeshSettings with its defaults. Lengths in metres, angles in degrees.
 struct NavMeshSettings {
@@ -38,4 +38,4 @@ std::vector<std::uint8_t> bake_navmesh(std::span<const float> positions,
                                        std::span<const std::uint32_t> indices,
                                        const NavMeshSettings& settings);
 
-}  // namespace batchsim::assets
+}  // namespace batchsim::nav

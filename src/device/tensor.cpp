@@ -1,4 +1,4 @@
-#include "export/tensor.hpp"
+#include "device/tensor.hpp"
 
 #include <array>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "core/check.hpp"
 #include "core/strings.hpp"
 
-namespace batchsim {
+namespace batchsim::device {
 namespace {
 
 struct DTypeEntry {
@@ -154,4 +154,4 @@ DLManagedTensor* PersistentTensor::export_dlpack() {
     return managed.release();
 }
 
-}  // namespace batchsim
+}  // namespace batchsim::device

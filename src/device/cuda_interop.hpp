@@ -3,11 +3,11 @@
 
 #include <cstdint>
 
-#include "export/cuda_driver.hpp"
+#include "device/cuda_driver.hpp"
 #include "vk/buffer.hpp"
 #include "vk/physical_device.hpp"
 
-namespace batchsim::cuda {
+namespace batchsim::device::cuda {
 
 // The CUDA device behind a Vulkan device (same UUID), with its primary context: the
 // context PyTorch uses, so imported pointers are valid in PyTorch's kernels.
@@ -56,4 +56,4 @@ void wait_on_stream(const CudaDevice& device, const ImportedTimeline& timeline, 
 void signal_on_stream(const CudaDevice& device, const ImportedTimeline& timeline,
                       std::uint64_t value, CUstream stream);
 
-}  // namespace batchsim::cuda
+}  // namespace batchsim::device::cuda

@@ -1,4 +1,4 @@
-#include "export/cuda_interop.hpp"
+#include "device/cuda_interop.hpp"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include "core/strings.hpp"
 #include "vk/external.hpp"
 
-namespace batchsim::cuda {
+namespace batchsim::device::cuda {
 namespace {
 
 const Driver& require_driver() {
@@ -146,4 +146,4 @@ void signal_on_stream(const CudaDevice& device, const ImportedTimeline& timeline
     CU_CHECK(driver()->cuSignalExternalSemaphoresAsync(&timeline.semaphore, &params, 1, stream));
 }
 
-}  // namespace batchsim::cuda
+}  // namespace batchsim::device::cuda

@@ -12,11 +12,11 @@
 
 #include <dlpack/dlpack.h>
 
-#include "export/cuda_interop.hpp"
-#include "export/gpu_context.hpp"
+#include "device/cuda_interop.hpp"
+#include "device/gpu_context.hpp"
 #include "vk/buffer.hpp"
 
-namespace batchsim {
+namespace batchsim::device {
 
 enum class DType { Float32, Float16, Int32, Int64, UInt8 };
 
@@ -60,4 +60,4 @@ private:
     cuda::ImportedBuffer cuda_buffer_;
 };
 
-}  // namespace batchsim
+}  // namespace batchsim::device

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace batchsim::cuda {
+namespace batchsim::device::cuda {
 
 using CUresult = int;
 using CUdevice = int;
@@ -154,6 +154,7 @@ std::vector<DeviceInfo> list_devices();  // empty without a driver
 // Throws batchsim::Error(Cuda) naming the call, the CUDA error and the location.
 void check(CUresult result, const char* expression, const char* file, int line);
 
-}  // namespace batchsim::cuda
+}  // namespace batchsim::device::cuda
 
-#define CU_CHECK(expression) ::batchsim::cuda::check((expression), #expression, __FILE__, __LINE__)
+#define CU_CHECK(expression) \
+    ::batchsim::device::cuda::check((expression), #expression, __FILE__, __LINE__)

@@ -1,4 +1,4 @@
-#include "assets/navmesh_bake.hpp"
+#include "nav/navmesh_bake.hpp"
 
 #include <cmath>
 #include <memory>
@@ -11,7 +11,7 @@
 #include "core/strings.hpp"
 #include "nav/habitat_format.hpp"
 
-namespace batchsim::assets {
+namespace batchsim::nav {
 namespace {
 
 // habitat-sim's area and flag for walkable polygons: Detour's default query filter
@@ -150,7 +150,7 @@ std::vector<std::uint8_t> detour_image(const PolyMeshes& polys, const rcConfig& 
     require(dtCreateNavMeshData(&params, &data, &size), "create Detour navmesh data");
     std::unique_ptr<unsigned char, void (*)(void*)> owned(data, dtFree);
     // A single tile at the mesh origin, the layout habitat-sim saves for baked meshes.
-    nav::NavMeshImage image;
+    NavMeshImage image;
     image.settings = settings;
     rcVcopy(image.params.orig, pm.bmin);
     image.params.tileWidth = pm.bmax[0] - pm.bmin[0];
@@ -160,7 +160,7 @@ std::vector<std::uint8_t> detour_image(const PolyMeshes& polys, const rcConfig& 
     // Tile 0 with salt 1 (tile bits 0 for one tile): the ref habitat-sim saves.
     const unsigned poly_bits = dtIlog2(dtNextPow2(static_cast<unsigned>(pm.npolys)));
     image.tiles.push_back({dtTileRef{1} << poly_bits, {data, static_cast<std::size_t>(size)}});
-    return nav::write_habitat_navmesh(image);
+    return write_habitat_navmesh(image);
 }
 
 }  // namespace
@@ -207,4 +207,4 @@ std::vector<std::uint8_t> bake_navmesh(std::span<const float> positions,
     return detour_image(build_polygons(ctx, cfg, *chf), cfg, settings);
 }
 
-}  // namespace batchsim::assets
+}  // namespace batchsim::nav

@@ -1,3 +1,7 @@
+// src/device/ (batchsim::device): the owner of the GPU, GpuContext (below), and what hands
+// its memory to consumers: CUDA interop (driver API loaded at run time, cuda_*.hpp) and
+// PersistentTensor, buffers exported once as DLPack tensors (tensor.hpp).
+//
 // GpuContext: the owner of one Vulkan device (and, on NVIDIA, its CUDA twin) shared by
 // every renderer, tensor and kernel of a process. It orders GPU work against its consumers
 // with one timeline semaphore:
@@ -16,10 +20,10 @@
 
 #include <vulkan/vulkan_core.h>
 
-#include "export/cuda_interop.hpp"
+#include "device/cuda_interop.hpp"
 #include "vk/device.hpp"
 
-namespace batchsim {
+namespace batchsim::device {
 
 enum class ExportTarget {
     Auto,  // CUDA when the Vulkan device is an NVIDIA GPU CUDA can see, else CPU
@@ -85,4 +89,4 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace batchsim
+}  // namespace batchsim::device

@@ -1,4 +1,4 @@
-#include "export/gpu_context.hpp"
+#include "device/gpu_context.hpp"
 
 #include <cstdlib>
 
@@ -8,7 +8,7 @@
 #include "vk/instance.hpp"
 #include "vk/sync.hpp"
 
-namespace batchsim {
+namespace batchsim::device {
 namespace {
 
 // Command buffers in flight at once: enough that recording never waits on the GPU in
@@ -198,4 +198,4 @@ void GpuContext::wait_idle() {
     if (impl_->last_value > 0) vk::wait_timeline(impl_->device, impl_->timeline, impl_->last_value);
 }
 
-}  // namespace batchsim
+}  // namespace batchsim::device

@@ -1,4 +1,4 @@
-#include "export/cuda_driver.hpp"
+#include "device/cuda_driver.hpp"
 
 #include <dlfcn.h>
 
@@ -9,7 +9,7 @@
 #include "core/check.hpp"
 #include "core/strings.hpp"
 
-namespace batchsim::cuda {
+namespace batchsim::device::cuda {
 namespace {
 
 struct Loaded {
@@ -119,4 +119,4 @@ void check(CUresult result, const char* expression, const char* file, int line) 
                     std::filesystem::path(file).filename().string(), ":", line));
 }
 
-}  // namespace batchsim::cuda
+}  // namespace batchsim::device::cuda
