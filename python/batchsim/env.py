@@ -257,13 +257,11 @@ def make_env_halves(
     dataset, num_envs: int, *, seed: int = 0, **options: Any
 ) -> tuple[BatchNavEnv, BatchNavEnv]:
     """Two BatchNavEnv of num_envs / 2 environments for double-buffered stepping (module
-    docstring); the second half's seed is seed + 1. Each half has its own context (device=
-    picks the device): two large simulators stepping at once on one CUDA-export context
-    deadlocked on the H200 (docs/train.md)."""
+    docstring); the second half's seed is seed + 1. Each half makes its own context on
+    ``device=`` unless ``context=`` names one for both: two large simulators stepping at once
+    on one CUDA-export context deadlocked on the H200 (docs/env.md)."""
     if num_envs < 2 or num_envs % 2:
         raise ValueError(f"num_envs: expected an even number >= 2, got {num_envs}")
-    if "context" in options:
-        raise TypeError("make_env_halves: each half makes its own context; pass device=")
     return tuple(
         BatchNavEnv(dataset, num_envs // 2, seed=seed + half, **options) for half in (0, 1)
     )
