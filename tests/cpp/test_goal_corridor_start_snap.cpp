@@ -1,0 +1,81 @@
+// StartSnap, the shortcut behind GoalCorridor's start snapping: it must answer as Detour's
+// findNearestPoly does, on probes on, beside and above the polygons of the corridor tests'
+// scenes (goal_corridor_scenes.hpp).
+#include <catch2/catch.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+
+#include <DetourNavMesh.h>
+#include <DetourNavMeshQuery.h>
+
+#include "core/random.hpp"
+#include "goal_corridor_scenes.hpp"
+#include "nav/islands.hpp"
+#include "nav/nav_query.hpp"
+#include "nav/start_snap.hpp"
+
+using namespace batchsim;
+using namespace batchsim::test::corridor;
+using nav::Vec3;
+
+namespace {
+
+// A point near `point`'s polygon: on it, on one of its edges, just off an edge (agents slide
+// along walls), or above or below it.
+Vec3 probe(const dtNavMesh& mesh, dtPolyRef ref, const Vec3& point, Rng& rng, int kind) {
+    const dtMeshTile* tile = nullptr;
+    const dtPoly* poly = nullptr;
+    mesh.getTileAndPolyByRefUnsafe(ref, &tile, &poly);
+    const int k = int(rng.uniform() * float(poly->vertCount));
+    const float* a = nav::polygon_corner(*tile, *poly, k);
+    const float* b = nav::polygon_corner(*tile, *poly, (k + 1) % poly->vertCount);
+    const float t = rng.uniform();
+    const Vec3 on_edge{a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t,
+                       a[2] + (b[2] - a[2]) * t};
+    const float off =
+        std::pow(10.0f, 2 * rng.uniform() - 4) * (rng.uniform() < 0.5f ? -1.0f : 1.0f);
+    switch (kind) {
+        case 0: return point;
+        case 1: return on_edge;
+        case 2: return {on_edge[0] + off, on_edge[1], on_edge[2] - off};
+        default: return {point[0], point[1] + 3000 * off, point[2]};  // 0.3 to 30 cm
+    }
+}
+
+}  // namespace
+
+TEST_CASE("the start-snapping shortcut answers as findNearestPoly does", "[goal_corridor]") {
+    const float extents[3] = {2, 4, 2};  // NavQuery's snapping box
+    dtQueryFilter filter;
+    filter.setIncludeFlags(nav::kPolyFlagWalk);
+    filter.setExcludeFlags(nav::kPolyFlagDisabled);
+    for (const Scene& scene : synthetic_scenes()) {
+        nav::NavQuery query(scene.mesh);
+        std::unique_ptr<dtNavMeshQuery, void (*)(dtNavMeshQuery*)> raw(dtAllocNavMeshQuery(),
+                                                                       dtFreeNavMeshQuery);
+        REQUIRE(dtStatusSucceed(raw->init(&scene.mesh->detour(), 2048)));
+        nav::StartSnap shortcut;
+        Rng rng(9);
+        int answered = 0;
+        for (int i = 0; i < 4000; ++i) {
+            const Vec3 on = query.random_point(rng);
+            dtPolyRef guess = 0, expected = 0, got = 0;
+            Vec3 nearest{}, snapped{};
+            raw->findNearestPoly(on.data(), extents, &filter, &guess, nearest.data());
+            const Vec3 point = probe(scene.mesh->detour(), guess, on, rng, i % 4);
+            raw->findNearestPoly(point.data(), extents, &filter, &expected, nearest.data());
+            if (!shortcut.snap(*raw, filter, guess, point, got, snapped)) continue;
+            ++answered;
+            INFO(scene.name << ": probe " << i);
+            REQUIRE(got == expected);
+            for (int k = 0; k < 3; ++k)
+                REQUIRE(std::bit_cast<std::uint32_t>(snapped[k]) ==
+                        std::bit_cast<std::uint32_t>(nearest[k]));
+        }
+        INFO(scene.name);
+        CHECK(answered > 1200);  // the shortcut does answer often
+    }
+}
