@@ -1,50 +1,40 @@
-// Batched NavMesh queries: one call for N points, run without the GIL. These are what the
-// benchmarks time and what dataset generators use.
+// Batched NavMesh queries (nav/batch_queries.hpp): one call for N points, run without the
+// GIL. These are what the benchmarks time and what dataset generators use.
 #include "bindings/arrays.hpp"
 #include "bindings/py_navmesh.hpp"
+#include "nav/batch_queries.hpp"
 
 namespace py = pybind11;
 
 namespace batchsim::bindings {
 namespace {
 
-void require_same_length(std::size_t starts, std::size_t ends) {
-    BATCHSIM_CHECK(starts == ends, InvalidArgument,
-                   str("starts and ends must have the same length, got ", starts, " and ", ends));
+// A new [n, 3] float32 array and its rows as points.
+std::pair<py::array_t<float>, std::span<nav::Vec3>> new_points(std::size_t n) {
+    py::array_t<float> out({static_cast<py::ssize_t>(n), py::ssize_t{3}});
+    return {out, {reinterpret_cast<nav::Vec3*>(out.mutable_data()), n}};
 }
 
 py::array_t<float> geodesic_distances(PyNavMesh& n, const FloatArray& a, const FloatArray& b) {
     const auto starts = to_points(a, "starts"), ends = to_points(b, "ends");
-    require_same_length(starts.size(), ends.size());
     py::array_t<float> out(static_cast<py::ssize_t>(starts.size()));
-    float* distances = out.mutable_data();
-    n.locked([&](nav::NavQuery& q) {
-        for (std::size_t i = 0; i < starts.size(); ++i)
-            distances[i] = q.geodesic_distance(starts[i], ends[i]);
-    });
+    const std::span<float> distances(out.mutable_data(), starts.size());
+    n.locked([&](nav::NavQuery& q) { nav::geodesic_distances(q, starts, ends, distances); });
     return out;
 }
 
 py::array_t<float> try_steps(PyNavMesh& n, const FloatArray& a, const FloatArray& b,
                              bool allow_sliding) {
     const auto starts = to_points(a, "starts"), ends = to_points(b, "ends");
-    require_same_length(starts.size(), ends.size());
-    py::array_t<float> out({static_cast<py::ssize_t>(starts.size()), py::ssize_t{3}});
-    auto* reached = reinterpret_cast<nav::Vec3*>(out.mutable_data());
-    n.locked([&](nav::NavQuery& q) {
-        for (std::size_t i = 0; i < starts.size(); ++i)
-            reached[i] = q.try_step(starts[i], ends[i], allow_sliding);
-    });
+    auto [out, reached] = new_points(starts.size());
+    n.locked([&](nav::NavQuery& q) { nav::try_steps(q, starts, ends, allow_sliding, reached); });
     return out;
 }
 
 py::array_t<float> random_points(PyNavMesh& n, py::ssize_t count, int island) {
     BATCHSIM_CHECK(count >= 0, InvalidArgument, str("count must be >= 0, got ", count));
-    py::array_t<float> out({count, py::ssize_t{3}});
-    auto* points = reinterpret_cast<nav::Vec3*>(out.mutable_data());
-    n.locked([&](nav::NavQuery& q) {
-        for (py::ssize_t i = 0; i < count; ++i) points[i] = q.random_point(n.rng, island);
-    });
+    auto [out, points] = new_points(static_cast<std::size_t>(count));
+    n.locked([&](nav::NavQuery& q) { nav::random_points(q, n.rng, island, points); });
     return out;
 }
 
