@@ -9,10 +9,14 @@ namespace py = pybind11;
 namespace batchsim::bindings {
 namespace {
 
-// A new [n, 3] float32 array and its rows as points.
-std::pair<py::array_t<float>, std::span<nav::Vec3>> new_points(std::size_t n) {
-    py::array_t<float> out({static_cast<py::ssize_t>(n), py::ssize_t{3}});
-    return {out, {reinterpret_cast<nav::Vec3*>(out.mutable_data()), n}};
+// A new [n, 3] float32 array, and its rows as points.
+py::array_t<float> new_points(std::size_t n) {
+    return py::array_t<float>({static_cast<py::ssize_t>(n), py::ssize_t{3}});
+}
+
+std::span<nav::Vec3> rows_of(py::array_t<float>& points) {
+    return {reinterpret_cast<nav::Vec3*>(points.mutable_data()),
+            static_cast<std::size_t>(points.shape(0))};
 }
 
 py::array_t<float> geodesic_distances(PyNavMesh& n, const FloatArray& a, const FloatArray& b) {
@@ -26,14 +30,16 @@ py::array_t<float> geodesic_distances(PyNavMesh& n, const FloatArray& a, const F
 py::array_t<float> try_steps(PyNavMesh& n, const FloatArray& a, const FloatArray& b,
                              bool allow_sliding) {
     const auto starts = to_points(a, "starts"), ends = to_points(b, "ends");
-    auto [out, reached] = new_points(starts.size());
+    auto out = new_points(starts.size());
+    const auto reached = rows_of(out);
     n.locked([&](nav::NavQuery& q) { nav::try_steps(q, starts, ends, allow_sliding, reached); });
     return out;
 }
 
 py::array_t<float> random_points(PyNavMesh& n, py::ssize_t count, int island) {
     BATCHSIM_CHECK(count >= 0, InvalidArgument, str("count must be >= 0, got ", count));
-    auto [out, points] = new_points(static_cast<std::size_t>(count));
+    auto out = new_points(static_cast<std::size_t>(count));
+    const auto points = rows_of(out);
     n.locked([&](nav::NavQuery& q) { nav::random_points(q, n.rng, island, points); });
     return out;
 }
