@@ -19,10 +19,11 @@ namespace {
 using Sim = sim::BatchSim;
 
 // Python passes the columns by keyword (py::kw_only below), so none can be swapped.
-// NOLINTNEXTLINE(bugprone-easily-swappable-parameters)
+// NOLINTBEGIN(bugprone-easily-swappable-parameters)
 sim::EpisodeSet make_episode_set(std::vector<std::filesystem::path> scene_paths,
                                  const IntArray& scene, const FloatArray& start_position,
                                  const FloatArray& start_rotation, const FloatArray& goal) {
+    // NOLINTEND(bugprone-easily-swappable-parameters)
     BATCHSIM_CHECK(scene.ndim() == 1, InvalidArgument,
                    str("episode_scene: expected int32 [M], got ", shape_of(scene)));
     const auto m = static_cast<std::size_t>(scene.shape(0));
