@@ -7,6 +7,7 @@
 #include "bindings/arrays.hpp"
 #include "bindings/bindings.hpp"
 #include "bindings/py_navmesh.hpp"
+#include "nav/floors.hpp"
 
 namespace py = pybind11;
 
@@ -92,6 +93,10 @@ void bind_properties(py::class_<PyNavMesh, Handle>& c) {
         .def_property_readonly("navigable_area",
                                [](PyNavMesh& n) { return n.mesh->navigable_area(); })
         .def_property_readonly("num_islands", [](PyNavMesh& n) { return n.mesh->island_count(); })
+        .def(
+            "floor_heights", [](PyNavMesh& n) { return nav::floor_heights(*n.mesh); },
+            "heights of the floors (storeys), lowest first: levels holding >= 5% of the "
+            "walkable area, at least 1.5 m apart")
         .def_property_readonly("polygon_count",
                                [](PyNavMesh& n) { return n.mesh->polygon_count(); })
         .def("get_bounds",

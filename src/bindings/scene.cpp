@@ -9,6 +9,7 @@
 #include "bindings/arrays.hpp"
 #include "bindings/bindings.hpp"
 #include "bindings/py_navmesh.hpp"
+#include "nav/floors.hpp"
 
 namespace py = pybind11;
 
@@ -136,6 +137,14 @@ void bind_scene_class(py::module_& m) {
              "Culling chunks: dict of min/max [C,3], first_index, index_count, material.")
         .def("materials", &materials)
         .def("texture", &texture_dict, py::arg("index"), py::arg("level") = 0)
+        .def_property_readonly(
+            "floor_heights",
+            [](const Scene& s) {
+                if (s->navmesh().empty()) return std::vector<float>{};
+                return nav::floor_heights(*nav::NavMesh::from_habitat_bytes(s->navmesh()));
+            },
+            "heights of the scene's floors, lowest first (NavMesh.floor_heights); [] without a "
+            "navmesh")
         .def("navmesh", [](const Scene& s) {
             BATCHSIM_CHECK(!s->navmesh().empty(), InvalidArgument,
                            str("scene '", s->source(), "' has no navmesh"));

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 import time
 
 
@@ -21,12 +22,28 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--axes", help="explicit axis mapping, e.g. x,z,-y (new x,y,z from old)")
     cmd.add_argument("--scale", type=float, default=1.0, help="multiply positions (to metres)")
     cmd.add_argument("--chunk-triangles", type=int, default=1024, help="triangles per chunk")
-    cmd.add_argument("--topdown", metavar="PNG", help="also draw the navmesh's top-down map")
+    cmd.add_argument(
+        "--topdown",
+        metavar="PNG",
+        help="also draw the navmesh's top-down map; one per floor (PNG_floor<k>) for storeys",
+    )
     navmesh = cmd.add_mutually_exclusive_group()
     navmesh.add_argument("--navmesh", help="embed this Habitat .navmesh instead of baking")
     navmesh.add_argument("--no-navmesh", action="store_true", help="write no navmesh")
     _add_navmesh_settings(cmd)
     cmd.set_defaults(handler=_import)
+
+
+def _write_floor_maps(navmesh, path: Path) -> None:
+    """One top-down map per floor: PATH for a single floor, else PATH_floor<k> (k from 0,
+    lowest first)."""
+    from batchsim.viz import floor_maps, write_png
+
+    maps = floor_maps(navmesh)
+    for k, (height, image) in enumerate(maps):
+        out = path if len(maps) == 1 else path.with_name(f"{path.stem}_floor{k}{path.suffix}")
+        write_png(out, image)
+        print(f"top-down navmesh map of the floor at y = {height:.2f} m: {out}")
 
 
 def _add_navmesh_settings(cmd: argparse.ArgumentParser) -> None:
@@ -73,10 +90,7 @@ def _import(args: argparse.Namespace) -> int:
     )
     s = summarize(scene, args.out)
     if args.topdown and scene.has_navmesh:
-        from batchsim.viz import topdown_image, write_png
-
-        write_png(args.topdown, topdown_image(scene.navmesh()))
-        print(f"top-down navmesh map: {args.topdown}")
+        _write_floor_maps(scene.navmesh(), Path(args.topdown))
     print(
         f"wrote {s.path}: {s.triangles} triangles, {s.vertices} vertices, {s.textures} textures, "
         f"navmesh {s.islands} islands / {s.navigable_area:.1f} m², {s.file_bytes / 1e6:.2f} MB "

@@ -18,6 +18,7 @@ from batchsim.viz.topdown import (
     draw_disc,
     draw_path,
     ground_island,
+    floor_maps,
     topdown_image,
 )
 from batchsim.viz.views import depth_image, mosaic, observation_mosaic, resize_nearest
@@ -40,6 +41,7 @@ __all__ = [
     "mosaic",
     "observation_mosaic",
     "resize_nearest",
+    "floor_maps",
     "topdown_image",
     "write_gif",
     "write_png",

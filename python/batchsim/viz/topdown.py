@@ -12,16 +12,21 @@ OTHER_FLOOR = (190, 200, 225)
 BLOCKED = (48, 52, 60)
 
 
-def ground_island(navmesh) -> tuple[int, float]:
-    """The lowest of the large islands (>= 25% of the largest's area), and its height: the
-    ground floor rather than a roof that happens to be bigger."""
+def _large_island_levels(navmesh) -> list[tuple[float, int]]:
+    """(height, island) of the large islands (>= 25% of the largest's area)."""
     areas = [navmesh.island_area(i) for i in range(navmesh.num_islands)]
     levels = []
     for island, area in enumerate(areas):
         if area >= 0.25 * max(areas):
             navmesh.seed(0)
             levels.append((float(navmesh.get_random_navigable_points(1, island)[0, 1]), island))
-    height, island = min(levels)
+    return levels
+
+
+def ground_island(navmesh) -> tuple[int, float]:
+    """The lowest of the large islands (>= 25% of the largest's area), and its height: the
+    ground floor rather than a roof that happens to be bigger."""
+    height, island = min(_large_island_levels(navmesh))
     return island, height
 
 
@@ -31,10 +36,13 @@ def topdown_image(
     """RGB top-down map of the navmesh at `height` (default: the ground floor's level).
 
     Rows run along +z from the bounds' minimum, columns along +x (habitat-sim's
-    get_topdown_view). The ground island is light, other floor at that level blue-grey.
+    get_topdown_view). The main island at that height (the ground island by default) is
+    light, other floor at that level blue-grey.
     """
-    island, ground = ground_island(navmesh)
-    height = ground if height is None else height
+    if height is None:
+        island, height = ground_island(navmesh)
+    else:
+        _, island = min((abs(h - height), i) for h, i in _large_island_levels(navmesh))
     navigable = navmesh.get_topdown_view(meters_per_pixel, height)
     image = np.empty((*navigable.shape, 3), np.uint8)
     image[:] = BLOCKED
@@ -46,6 +54,11 @@ def topdown_image(
     on_island = np.array([navmesh.get_island(p) == island for p in points], bool)
     image[rows[on_island], cols[on_island]] = NAVIGABLE
     return image
+
+
+def floor_maps(navmesh, meters_per_pixel: float = 0.05) -> list[tuple[float, np.ndarray]]:
+    """(height, top-down map) of every floor (NavMesh.floor_heights), lowest first."""
+    return [(h, topdown_image(navmesh, meters_per_pixel, h)) for h in navmesh.floor_heights()]
 
 
 def _pixel(lo, meters_per_pixel: float, point) -> tuple[int, int]:
