@@ -10,6 +10,7 @@ import numpy as np
 NAVIGABLE = (236, 236, 228)
 OTHER_FLOOR = (190, 200, 225)
 BLOCKED = (48, 52, 60)
+STOREY = 1.5  # metres between floors at least (NavMesh.floor_heights' separation)
 
 
 def _large_island_levels(navmesh) -> list[tuple[float, int]]:
@@ -36,12 +37,13 @@ def topdown_image(
     """RGB top-down map of the navmesh at `height` (default: the ground floor's level).
 
     Rows run along +z from the bounds' minimum, columns along +x (habitat-sim's
-    get_topdown_view). The main island at that height (the ground island by default) is
-    light, other floor at that level blue-grey.
+    get_topdown_view). The ground island (on an upper floor: the largest island nearest
+    that height) is light, other floor at that level blue-grey.
     """
+    island, ground = ground_island(navmesh)
     if height is None:
-        island, height = ground_island(navmesh)
-    else:
+        height = ground
+    elif abs(height - ground) >= STOREY:  # an upper floor: its own main island
         _, island = min((abs(h - height), i) for h, i in _large_island_levels(navmesh))
     navigable = navmesh.get_topdown_view(meters_per_pixel, height)
     image = np.empty((*navigable.shape, 3), np.uint8)
