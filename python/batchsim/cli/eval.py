@@ -15,8 +15,13 @@ from batchsim.errors import Error
 LABELS = {"success": "success", "spl": "SPL", "softspl": "SoftSPL", "distance_to_goal": "dist (m)"}
 
 
-def evaluate_agents(agents: list[str], checkpoint, split, num_envs, device, seed) -> dict:
-    """{agent: summarize() of its episodes} for each named agent on `split`."""
+def evaluate_agents(
+    agents: list[str], checkpoint, split, num_envs, device, seed, scenes_dir=None
+) -> dict:
+    """{agent: summarize() of its episodes} for each named agent on `split`; scenes_dir, if
+    given, replaces the checkpoint's (where the split's scene_ids resolve)."""
+    import dataclasses
+
     import torch
 
     from batchsim.train import evaluate
@@ -26,6 +31,8 @@ def evaluate_agents(agents: list[str], checkpoint, split, num_envs, device, seed
         checkpoint, split, TrainConfig().val_dataset
     )
     config = config or TrainConfig()
+    if scenes_dir is not None:
+        config = dataclasses.replace(config, scenes_dir=scenes_dir)
     results = {}
     for name in agents:
         if name == "policy" and policy is None:
@@ -65,7 +72,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.envs < 1:
         raise ValueError(f"--envs: expected >= 1, got {args.envs}")
     results = evaluate_agents(
-        agents, args.checkpoint, args.split, args.envs, args.device, args.seed
+        agents, args.checkpoint, args.split, args.envs, args.device, args.seed, args.scenes_dir
     )
     print(format_table(results))
     if args.json:
@@ -88,6 +95,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     _common.add_policy_arguments(cmd)
     cmd.add_argument("--agents", default="policy", help="comma-separated: policy, random, forward")
     cmd.add_argument("--envs", type=int, default=32, help="environments stepped together")
+    cmd.add_argument(
+        "--scenes-dir", help="where scene_ids resolve, e.g. import-dataset's OUT (Habitat's)"
+    )
     _common.add_device_and_seed(cmd)
     cmd.add_argument("--json", help="also write the results here (atomically)")
     cmd.set_defaults(handler=_eval)

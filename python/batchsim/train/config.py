@@ -17,6 +17,10 @@ class TrainConfig:
     """Training split: a PointNav-v1 split directory or .json.gz file."""
     val_dataset: str = "data/procgen/pointnav/val"
     """Validation split for `batchsim eval` and the learning curve."""
+    scenes_dir: str | None = None
+    """Folder the splits' scene_ids resolve against, as Habitat's SCENES_DIR (a leading
+    "data/scene_datasets/" is replaced by it), e.g. OUT of `batchsim import-dataset`; None:
+    scene_ids as they are, or batchsim's layout beside the split."""
     num_envs: int = 1024
     """Environments stepped together (N)."""
     sensors: tuple[str, ...] = ("depth",)
@@ -125,6 +129,12 @@ class TrainConfig:
             raise ValueError(
                 f"minibatches: expected at most num_envs ({self.num_envs}), got {self.minibatches}"
             )
+
+    def load_split(self, path: str):
+        """The PointNav split at `path` with its scenes resolved against scenes_dir."""
+        from batchsim.datasets import load_pointnav
+
+        return load_pointnav(path, scenes_dir=self.scenes_dir)
 
     @property
     def frames_per_update(self) -> int:

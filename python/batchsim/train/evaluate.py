@@ -104,7 +104,7 @@ def summarize(results: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
 def eval_simulator(config: TrainConfig, split: str, num_envs: int | None = None, **options):
     """An eval-mode Simulator over `split` that sees what the policy was trained on."""
     return Simulator(
-        split,
+        config.load_split(split),
         num_envs or config.eval_envs,
         mode="eval",
         sensors=config.sensors,

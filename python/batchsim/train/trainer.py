@@ -114,9 +114,10 @@ class Trainer:
             task=TaskConfig(max_episode_steps=config.max_episode_steps),
             num_threads=config.num_threads or (torch.get_num_threads() or 1),
         )
+        dataset = config.load_split(config.dataset)
         if config.pipeline:
-            return make_env_halves(config.dataset, config.num_envs, **options)
-        return (BatchNavEnv(config.dataset, config.num_envs, **options),)
+            return make_env_halves(dataset, config.num_envs, **options)
+        return (BatchNavEnv(dataset, config.num_envs, **options),)
 
     def _make_storage(self) -> RolloutStorage:
         space = self.envs[0].single_observation_space

@@ -1,0 +1,340 @@
+"""A folder of scene models (Gibson, MP3D, HM3D, ...) into packed scenes, in parallel, with
+the layout kept: SRC/gibson/Adrian.glb -> OUT/gibson/Adrian.bsscene, so that Habitat
+episodes whose scene_id is "data/scene_datasets/gibson/Adrian.glb" load with
+load_pointnav(split, scenes_dir=OUT).
+
+>>> results = import_dataset("data/scene_datasets", "data/batchsim_scenes", workers=8)
+>>> [r.scene for r in results if r.status == "failed"]
+
+A Habitat .navmesh beside a model (same stem) is embedded as it is, so that paths match
+Habitat's exactly; other models get one baked. Scenes whose inputs (model, the files it
+references, the navmesh, the settings, the packed format version) hash as in OUT's manifest
+are reused. A broken scene fails alone and leaves no file behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import multiprocessing
+import os
+import struct
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from batchsim._progress import progress
+from batchsim.datasets.import_manifest import load_manifest, save_manifest
+from batchsim.datasets.scene_sources import (
+    DEFAULT_EXCLUDE,
+    find_models,
+    sibling_navmesh,
+    source_hash,
+)
+from batchsim.errors import Error, FormatError, InvalidArgumentError
+from batchsim.scenes import NAVMESH_SETTING_NAMES, import_scene, navmesh_settings
+
+PACKED_SUFFIX = ".bsscene"
+STATUSES = ("imported", "reused", "failed")
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportSettings:
+    """How every model is imported (batchsim.import_scene's keywords)."""
+
+    up: str = "y"
+    """The models' up axis: "y" (Habitat's convention) or "z"."""
+    axes: str | None = None
+    """An explicit axis mapping such as "x,z,-y" instead of `up`."""
+    scale: float = 1.0
+    """Multiplies positions (source units to metres)."""
+    chunk_triangles: int = 1024
+    """Triangles per culling chunk."""
+    navmesh: dict = dataclasses.field(default_factory=dict)
+    """NavMeshSettings overrides for scenes without a .navmesh beside them (baked)."""
+
+    def validate(self) -> None:
+        if self.up not in ("y", "z"):
+            raise InvalidArgumentError(f"up must be 'y' or 'z', got {self.up!r}")
+        if not (math.isfinite(self.scale) and self.scale > 0):
+            raise InvalidArgumentError(f"scale must be finite and > 0, got {self.scale}")
+        if self.chunk_triangles < 1:
+            raise InvalidArgumentError(f"chunk_triangles must be >= 1, got {self.chunk_triangles}")
+        navmesh_settings(**self.navmesh)
+
+    def cache_key(self, bakes: bool) -> str:
+        """Everything besides the input files that decides the output bytes; the bake
+        settings only where a navmesh is baked."""
+        key = {
+            "packed_format_version": packed_format_version(),
+            "up": self.up,
+            "axes": self.axes,
+            "scale": self.scale,
+            "chunk_triangles": self.chunk_triangles,
+        }
+        if bakes:
+            settings = navmesh_settings(**self.navmesh)
+            key["navmesh_settings"] = {n: getattr(settings, n) for n in NAVMESH_SETTING_NAMES}
+        return json.dumps(key, sort_keys=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class SceneJob:
+    """One model to import, as a worker process receives it."""
+
+    scene: str  # the model's path relative to SRC (posix), the manifest's key
+    model: Path
+    output: Path
+    navmesh: Path | None  # Habitat's .navmesh beside the model, else None (bake)
+    settings: ImportSettings
+    cache_key: str
+    previous: dict | None  # the manifest's entry from an earlier run
+
+
+@dataclasses.dataclass(frozen=True)
+class SceneResult:
+    """What became of one scene; `error` says why when status is "failed"."""
+
+    scene: str
+    status: str  # one of STATUSES
+    output: str  # relative to OUT
+    navmesh: str  # "habitat" (the .navmesh beside the model, as is) or "baked"
+    triangles: int = 0
+    textures: int = 0
+    file_bytes: int = 0
+    seconds: float = 0.0
+    error: str = ""
+    hash: str = ""
+
+    def manifest_entry(self) -> dict:
+        fields = ("hash", "output", "navmesh", "triangles", "textures", "file_bytes", "seconds")
+        return {name: getattr(self, name) for name in fields} | {"seconds": round(self.seconds, 3)}
+
+
+@functools.cache
+def packed_format_version() -> int:
+    """The packed scene format version this build writes (part of every cache key). _core
+    does not expose it, so one triangle is packed into a temporary file and the version read
+    from its header (u32 at byte 8, assets/packed_scene.hpp)."""
+    with tempfile.TemporaryDirectory() as folder:
+        model, packed = Path(folder) / "triangle.obj", Path(folder) / "triangle.bsscene"
+        model.write_text("v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n")
+        import_scene(model, packed, bake_navmesh=False)
+        return struct.unpack_from("<I", packed.read_bytes(), 8)[0]
+
+
+def output_name(scene: Path) -> Path:
+    """Where a model's packed scene goes, relative to OUT: beside the model's mirror, as
+    batchsim.datasets.packed_scene_path looks for it (x.basis.glb -> x.basis.bsscene)."""
+    return scene.with_suffix(PACKED_SUFFIX)
+
+
+def import_dataset(
+    src: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    workers: int | None = None,
+    settings: ImportSettings | None = None,
+    exclude: Sequence[str] = DEFAULT_EXCLUDE,
+    force: bool = False,
+    show_progress: bool = True,
+    on_result: Callable[[SceneResult], None] | None = None,
+) -> list[SceneResult]:
+    """Imports every model under `src` into `out` (see the module docstring); returns one
+    SceneResult per model in SRC order. workers: processes (default os.cpu_count()).
+    exclude: globs of relative paths to skip. force: import even scenes the manifest says
+    are current. on_result: called in this process as each scene finishes."""
+    settings = settings or ImportSettings()
+    settings.validate()
+    if workers is not None and workers < 1:
+        raise InvalidArgumentError(f"workers must be >= 1, got {workers}")
+    manifest = _earlier_manifest(Path(out), force)
+    jobs = plan_jobs(Path(src), Path(out), settings, exclude, {} if force else manifest)
+
+    def record(result: SceneResult) -> None:
+        if result.status != "reused":  # a reused scene's entry stays as its import wrote it
+            manifest.pop(result.scene, None)
+            if result.status == "imported":
+                manifest[result.scene] = result.manifest_entry()
+            save_manifest(Path(out), manifest)  # after each scene: an interrupted run keeps them
+        if on_result is not None:
+            on_result(result)
+
+    results = run_jobs(jobs, workers or os.cpu_count() or 1, show_progress, record)
+    return [results[job.scene] for job in jobs]
+
+
+def _earlier_manifest(out: Path, force: bool) -> dict[str, dict]:
+    if not out.is_dir():
+        return {}
+    try:
+        return load_manifest(out)
+    except FormatError:
+        if force:  # every scene is imported again, so an unreadable manifest is just rewritten
+            return {}
+        raise
+
+
+def plan_jobs(
+    src: Path, out: Path, settings: ImportSettings, exclude: Sequence[str], previous: dict
+) -> list[SceneJob]:
+    """One job per model under src, each with its entry in `previous` (the manifest);
+    InvalidArgumentError when two models would write the same packed scene (Adrian.glb and
+    Adrian.obj side by side) or OUT is a file."""
+    models = find_models(src, exclude)
+    if out.exists() and not out.is_dir():
+        raise InvalidArgumentError(f"OUT: {out} is a file; expected a folder")
+    _check_distinct_outputs(models)
+    jobs = []
+    for scene in models:
+        navmesh = sibling_navmesh(src / scene)
+        jobs.append(
+            SceneJob(
+                scene=scene.as_posix(),
+                model=src / scene,
+                output=out / output_name(scene),
+                navmesh=navmesh,
+                settings=settings,
+                cache_key=settings.cache_key(bakes=navmesh is None),
+                previous=previous.get(scene.as_posix()),
+            )
+        )
+    return jobs
+
+
+def _check_distinct_outputs(models: list[Path]) -> None:
+    seen: dict[Path, Path] = {}
+    for scene in models:
+        other = seen.setdefault(output_name(scene), scene)
+        if other != scene:
+            raise InvalidArgumentError(
+                f"{other} and {scene} would both become {output_name(scene)}; leave one out "
+                "with --exclude (exclude= in Python)"
+            )
+
+
+def run_jobs(
+    jobs: list[SceneJob],
+    workers: int,
+    show_progress: bool,
+    record: Callable[[SceneResult], None],
+) -> dict[str, SceneResult]:
+    """Runs every job in `workers` fresh processes (spawned, not forked: the caller may
+    hold Vulkan devices and threads), largest models first so that no big one starts last."""
+    results: dict[str, SceneResult] = {}
+    order = sorted(jobs, key=lambda job: _size(job.model), reverse=True)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
+        futures = {pool.submit(import_one, job): job for job in order}
+        finished = as_completed(futures)
+        if show_progress:
+            finished = progress(finished, total=len(futures), desc="import-dataset")
+        for future in finished:
+            result = _result_of(future, futures[future])
+            results[result.scene] = result
+            record(result)
+    return results
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _result_of(future: Future, job: SceneJob) -> SceneResult:
+    try:
+        return future.result()
+    except BrokenProcessPool:  # the importer crashed the process (or it was killed)
+        reason = "the worker process importing it died (a crash in the importer, or no memory)"
+        return _failure(job, reason, 0.0)
+
+
+def import_one(job: SceneJob) -> SceneResult:
+    """One scene, in a worker process: reused when its hash matches the manifest and its
+    packed scene is still there, imported otherwise; any error becomes a failed result."""
+    started = time.perf_counter()
+    try:
+        digest = source_hash(job.model, job.navmesh, job.cache_key)
+        if _still_current(job, digest):
+            return _reused(job, digest, time.perf_counter() - started)
+        return _imported(job, digest, started)
+    except Exception as exc:  # one broken scene must not stop the others
+        return _failure(job, _reason(exc, job.model), time.perf_counter() - started)
+
+
+def _still_current(job: SceneJob, digest: str) -> bool:
+    entry = job.previous
+    if entry is None or entry["hash"] != digest or not job.output.is_file():
+        return False
+    return job.output.stat().st_size == entry["file_bytes"]
+
+
+def _reused(job: SceneJob, digest: str, seconds: float) -> SceneResult:
+    entry = job.previous or {}
+    return SceneResult(
+        scene=job.scene,
+        status="reused",
+        output=entry["output"],
+        navmesh=entry["navmesh"],
+        triangles=entry["triangles"],
+        textures=entry["textures"],
+        file_bytes=entry["file_bytes"],
+        seconds=seconds,
+        hash=digest,
+    )
+
+
+def _imported(job: SceneJob, digest: str, started: float) -> SceneResult:
+    """Imports into OUT (the packed scene is written atomically by the importer)."""
+    job.output.parent.mkdir(parents=True, exist_ok=True)
+    settings = job.settings
+    scene = import_scene(
+        job.model,
+        job.output,
+        up=settings.up,
+        axes=settings.axes,
+        scale=settings.scale,
+        navmesh=job.navmesh,
+        settings=navmesh_settings(**settings.navmesh),
+        chunk_triangles=settings.chunk_triangles,
+    )
+    return SceneResult(
+        scene=job.scene,
+        status="imported",
+        output=output_name(Path(job.scene)).as_posix(),
+        navmesh=_navmesh_kind(job),
+        triangles=scene.triangle_count,
+        textures=scene.texture_count,
+        file_bytes=scene.file_bytes,
+        seconds=time.perf_counter() - started,
+        hash=digest,
+    )
+
+
+def _navmesh_kind(job: SceneJob) -> str:
+    return "habitat" if job.navmesh is not None else "baked"
+
+
+def _failure(job: SceneJob, reason: str, seconds: float) -> SceneResult:
+    return SceneResult(
+        scene=job.scene,
+        status="failed",
+        output=output_name(Path(job.scene)).as_posix(),
+        navmesh=_navmesh_kind(job),
+        seconds=seconds,
+        error=reason,
+    )
+
+
+def _reason(exc: Exception, model: Path) -> str:
+    """The importer's own message (its type too where it is not batchsim's), said to be about
+    an empty file where it is one: Assimp's "no suitable reader" would not say so."""
+    message = str(exc) if isinstance(exc, (Error, OSError)) else f"{type(exc).__name__}: {exc}"
+    return f"empty file (0 bytes): {message}" if _size(model) == 0 else message

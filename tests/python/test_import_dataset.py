@@ -1,0 +1,174 @@
+"""`batchsim import-dataset` / batchsim.datasets.import_dataset over a folder laid out like
+Habitat's scene_datasets: real models from Debian's assimp-testmodels (glTF with external
+buffer and texture, OBJ with materials, PLY), procedural GLBs with Habitat .navmesh files
+beside them, and broken files; then Habitat PointNav episodes run on what it wrote."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import batchsim
+from batchsim.cli import main
+from batchsim.datasets import generate_episodes, import_dataset, load_pointnav, write_pointnav
+from batchsim.train.config import TrainConfig
+
+MODELS = Path(os.environ.get("BATCHSIM_ASSIMP_MODELS", "/usr/share/assimp/models"))
+pytestmark = pytest.mark.skipif(not MODELS.is_dir(), reason="assimp-testmodels not installed")
+
+GOOD = {  # relative path -> (navmesh source, triangles, textures); None: not checked
+    "box/BoxTextured.gltf": ("habitat", 12, 1),
+    "gibson/apartment.glb": ("habitat", None, None),
+    "gibson/office.glb": ("habitat", None, None),
+    "objects/spider.obj": ("baked", None, 4),
+    "objects/cube_uv.ply": ("baked", 12, 0),
+}
+BROKEN = {"broken/empty.glb": "empty file (0 bytes)", "broken/corrupt.glb": "cannot import"}
+
+
+def plane_navmesh(path: Path, size: float) -> None:
+    """A Habitat .navmesh of a size x size floor (the Box model is too small to walk on)."""
+    corners = np.array([[0, 0, 0], [size, 0, 0], [size, 0, size], [0, 0, size]], np.float32)
+    batchsim.NavMesh.bake(corners, np.array([[0, 2, 1], [0, 3, 2]])).save(path)
+
+
+def copy_files(source: Path, names: list[str], target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        shutil.copy(source / name, target / name)
+
+
+@pytest.fixture(scope="module")
+def src(procgen_dataset, tmp_path_factory) -> Path:
+    """SRC in Habitat's layout, good and broken scenes, plus files that are not scenes."""
+    root = tmp_path_factory.mktemp("import") / "scene_datasets"
+    copy_files(
+        MODELS / "glTF2/BoxTextured-glTF",
+        ["BoxTextured.gltf", "BoxTextured0.bin", "CesiumLogoFlat.png"],
+        root / "box",
+    )
+    plane_navmesh(root / "box/BoxTextured.navmesh", 6.0)
+    obj_files = ["spider.obj", "spider.mtl", "SpiderTex.jpg", "drkwood2.jpg", "engineflare1.jpg"]
+    copy_files(
+        MODELS / "OBJ", [*obj_files, "wal67ar_small.jpg", "wal69ar_small.jpg"], root / "objects"
+    )
+    copy_files(MODELS / "PLY", ["cube_uv.ply"], root / "objects")
+    procgen = procgen_dataset[0] / "scene_datasets/procgen"
+    (root / "gibson").mkdir()
+    for name, stem in (("apartment", "apartment_0005_0000"), ("office", "office_0005_0001")):
+        shutil.copy(procgen / f"{stem}.glb", root / f"gibson/{name}.glb")
+        batchsim.Scene.load(procgen / f"{stem}.bsscene").navmesh().save(
+            root / f"gibson/{name}.navmesh"
+        )
+    (root / "broken").mkdir()
+    (root / "broken/empty.glb").write_bytes(b"")
+    (root / "broken/corrupt.glb").write_bytes(b"glTF" + bytes(range(256)) * 8)
+    (root / "gibson/apartment.semantic.glb").write_bytes(b"")  # excluded by default
+    (root / "README.txt").write_text("not a model")
+    return root
+
+
+@pytest.fixture(scope="module")
+def first_run(src, tmp_path_factory):
+    out = tmp_path_factory.mktemp("import") / "packed"
+    return out, import_dataset(src, out, workers=2, show_progress=False)
+
+
+def test_first_run_imports_good_scenes_and_lists_broken_ones(first_run):
+    out, results = first_run
+    by_scene = {r.scene: r for r in results}
+    assert sorted(by_scene) == sorted([*GOOD, *BROKEN])
+    for scene, (navmesh, triangles, textures) in GOOD.items():
+        result = by_scene[scene]
+        assert (result.status, result.navmesh, result.error) == ("imported", navmesh, "")
+        packed = batchsim.Scene.load(out / Path(scene).with_suffix(".bsscene"))
+        assert packed.has_navmesh and packed.triangle_count == result.triangles > 0
+        assert result.file_bytes == packed.file_bytes
+        assert triangles in (None, result.triangles) and textures in (None, result.textures)
+    for scene, message in BROKEN.items():
+        assert by_scene[scene].status == "failed" and message in by_scene[scene].error
+    assert not (out / "broken").exists() or not any((out / "broken").iterdir())
+    assert (out / "batchsim-import.json").is_file()
+
+
+def test_habitat_navmesh_beside_a_model_is_embedded_as_is(src, first_run):
+    out, _ = first_run
+    for scene in ("gibson/apartment", "gibson/office", "box/BoxTextured"):
+        embedded = batchsim.Scene.load(out / f"{scene}.bsscene").navmesh()
+        assert embedded.to_bytes() == (src / f"{scene}.navmesh").read_bytes()
+
+
+def test_second_run_reuses_scenes_until_an_input_changes(src, first_run, capsys):
+    out, _ = first_run
+    outputs = {s: out / Path(s).with_suffix(".bsscene") for s in GOOD}
+    written = {s: p.stat().st_mtime_ns for s, p in outputs.items()}
+    assert main(["import-dataset", str(src), str(out), "--workers", "2", "--quiet"]) == 1
+    table = capsys.readouterr().out
+    for scene in GOOD:
+        assert f"{scene} " in table and _row(table, scene).split()[1] == "reused"
+    assert "empty file (0 bytes)" in _row(table, "broken/empty.glb")
+    assert {s: p.stat().st_mtime_ns for s, p in outputs.items()} == written
+    # A texture the glTF names is an input: touching it re-imports that scene alone.
+    with (src / "box/CesiumLogoFlat.png").open("ab") as png:
+        png.write(b"\0")  # after IEND: the image decodes as before
+    results = {r.scene: r.status for r in import_dataset(src, out, workers=2, show_progress=False)}
+    assert results.pop("box/BoxTextured.gltf") == "imported"
+    assert {results[s] for s in GOOD if s in results} == {"reused"}
+
+
+def _row(table: str, scene: str) -> str:
+    return next(line for line in table.splitlines() if line.startswith(scene + " "))
+
+
+def test_habitat_episodes_run_on_the_imported_scenes(src, first_run, cpu_context, tmp_path):
+    pytest.importorskip("torch")
+    out, _ = first_run
+    episodes = {}
+    for scene in ("gibson/apartment.glb", "box/BoxTextured.gltf", "objects/spider.obj"):
+        navmesh = batchsim.Scene.load(out / Path(scene).with_suffix(".bsscene")).navmesh()
+        scene_id = f"data/scene_datasets/{scene}"
+        episodes[scene_id] = generate_episodes(navmesh, scene_id, 4, seed=1)
+    split = write_pointnav(tmp_path / "pointnav/gibson/v1", "val", episodes)
+    dataset = load_pointnav(split, scenes_dir=out)
+    table = batchsim.datasets.episode_table(dataset)
+    relative = [s.removeprefix("data/scene_datasets/") for s in table.scene_ids]
+    assert table.scene_paths == [out / Path(s).with_suffix(".bsscene") for s in relative]
+    config = TrainConfig(scenes_dir=str(out))
+    assert batchsim.datasets.episode_table(config.load_split(str(split))).scene_paths == (
+        table.scene_paths
+    )
+    env = batchsim.BatchNavEnv(dataset, 3, context=cpu_context, resolution=(16, 16))
+    env.reset(seed=0)
+    for _ in range(4):
+        obs, reward, *_ = env.step(np.ones(3, np.int64))
+        assert np.isfinite(reward.cpu().numpy()).all()
+    assert obs["depth"].shape == (3, 1, 16, 16)
+    env.close()
+
+
+def test_bad_sources_are_clear_errors(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty/notes.txt").write_text("no models here")
+    with pytest.raises(batchsim.MissingFileError, match=r"no scene models \(.glb, .gltf"):
+        import_dataset(tmp_path / "empty", tmp_path / "out")
+    with pytest.raises(batchsim.MissingFileError, match="no such folder"):
+        import_dataset(tmp_path / "missing", tmp_path / "out")
+    with pytest.raises(batchsim.InvalidArgumentError, match="expected a folder"):
+        import_dataset(tmp_path / "empty/notes.txt", tmp_path / "out")
+    assert main(["import-dataset", str(tmp_path / "empty"), str(tmp_path / "out")]) == 2
+    assert "no scene models" in capsys.readouterr().err
+    twins = tmp_path / "twins"
+    copy_files(MODELS / "PLY", ["cube_uv.ply"], twins)
+    shutil.copy(MODELS / "OBJ/box.obj", twins / "cube_uv.obj")
+    with pytest.raises(batchsim.InvalidArgumentError, match="would both become"):
+        import_dataset(twins, tmp_path / "out")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out/batchsim-import.json").write_text("{not json")
+    with pytest.raises(batchsim.FormatError, match="delete it or pass --force"):
+        import_dataset(twins, tmp_path / "out", exclude=["*.obj"], show_progress=False)
+    results = import_dataset(twins, tmp_path / "out", exclude=["*.obj"], force=True)
+    assert [(r.scene, r.status) for r in results] == [("cube_uv.ply", "imported")]
