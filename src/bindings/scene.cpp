@@ -4,6 +4,7 @@
 
 #include "assets/bvh.hpp"
 #include "assets/packed_scene.hpp"
+#include "assets/packed_scene_format.hpp"
 #include "assets/packed_scene_writer.hpp"
 #include "assets/scene_build.hpp"
 #include "bindings/arrays.hpp"
@@ -155,6 +156,8 @@ void bind_scene_class(py::module_& m) {
 }  // namespace
 
 void bind_scene(py::module_& m) {
+    // The format version this build writes and reads (cache keys of imported scenes use it).
+    m.attr("PACKED_SCENE_VERSION") = assets::packed::kVersion;
     bind_scene_class(m);
     m.def("import_scene", &import_scene, py::arg("model"), py::arg("out"),
           py::arg("axes") = "x,y,z", py::arg("scale") = 1.0f, py::arg("navmesh") = py::none(),

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 import time
+from pathlib import Path
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:

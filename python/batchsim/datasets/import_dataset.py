@@ -20,14 +20,13 @@ import json
 import math
 import multiprocessing
 import os
-import struct
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from batchsim import _core
 from batchsim._progress import progress
 from batchsim.datasets.import_manifest import load_manifest, save_manifest
 from batchsim.datasets.scene_sources import (
@@ -118,14 +117,8 @@ class SceneResult:
 
 @functools.cache
 def packed_format_version() -> int:
-    """The packed scene format version this build writes (part of every cache key). _core
-    does not expose it, so one triangle is packed into a temporary file and the version read
-    from its header (u32 at byte 8, assets/packed_scene.hpp)."""
-    with tempfile.TemporaryDirectory() as folder:
-        model, packed = Path(folder) / "triangle.obj", Path(folder) / "triangle.bsscene"
-        model.write_text("v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n")
-        import_scene(model, packed, bake_navmesh=False)
-        return struct.unpack_from("<I", packed.read_bytes(), 8)[0]
+    """The packed scene format version this build writes (part of every cache key)."""
+    return _core.PACKED_SCENE_VERSION
 
 
 def output_name(scene: Path) -> Path:

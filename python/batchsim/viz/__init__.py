@@ -17,8 +17,8 @@ from batchsim.viz.topdown import (
     OTHER_FLOOR,
     draw_disc,
     draw_path,
-    ground_island,
     floor_maps,
+    ground_island,
     topdown_image,
 )
 from batchsim.viz.views import depth_image, mosaic, observation_mosaic, resize_nearest
@@ -36,12 +36,12 @@ __all__ = [
     "draw_disc",
     "draw_path",
     "encode_png",
+    "floor_maps",
     "ground_island",
     "heading_vector",
     "mosaic",
     "observation_mosaic",
     "resize_nearest",
-    "floor_maps",
     "topdown_image",
     "write_gif",
     "write_png",
