@@ -167,7 +167,7 @@ TEST_CASE_METHOD(Fixture, "textures of one size share an array image, a layer ea
               materials[2].base_color_texture,
               materials[3].base_color_texture} == std::vector<std::uint32_t>{0, 1, 0, none});
     CHECK(materials[2].base_color_layer == 1);
-    for (const auto [t, group, layer] : {std::tuple{0u, 0u, 0u}, {1u, 1u, 0u}, {2u, 0u, 1u}}) {
+    for (const auto& [t, group, layer] : {std::tuple{0u, 0u, 0u}, {1u, 1u, 0u}, {2u, 0u, 1u}}) {
         const auto texture = packed.texture(t);
         std::size_t offset = 0;
         for (std::uint32_t level = 0; level < texture.mip_count; ++level) {

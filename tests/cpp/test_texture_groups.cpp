@@ -36,7 +36,7 @@ std::vector<TextureData> many_sizes() {
     for (std::uint32_t s = 0; s < 16; ++s)
         for (std::uint32_t k = 0; k < 3; ++k)
             textures.push_back(solid(s + 2, 3, static_cast<std::uint8_t>(textures.size())));
-    for (const auto [w, h] : {std::pair{40u, 40u}, {7u, 5u}, {1u, 1u}, {17u, 6u}})
+    for (const auto& [w, h] : {std::pair{40u, 40u}, {7u, 5u}, {1u, 1u}, {17u, 6u}})
         textures.push_back(solid(w, h, static_cast<std::uint8_t>(100 + w)));
     return textures;
 }
