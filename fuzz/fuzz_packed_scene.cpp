@@ -29,12 +29,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const auto texture = scene.texture(i);
             sum += texture.name.size() + texture.pixels.back();
         }
-        for (const auto& chunk : scene.chunks()) sum += scene.materials()[chunk.material].pad0;
+        for (const auto& chunk : scene.chunks())
+            sum += scene.materials()[chunk.material].base_color_layer;
         // Walk the BVH as trace.comp would: validation must keep it in bounds and in depth.
         const auto hit = batchsim::assets::closest_hit(
             scene.bvh_nodes(), scene.bvh_triangles(), {0.25f, 1.0f, 0.25f}, {0.1f, -1.0f, 0.2f},
             0.0f, std::numeric_limits<float>::infinity());
-        if (hit) sum += scene.materials()[scene.bvh_triangles()[hit->triangle].material].pad0;
+        if (hit)
+            sum +=
+                scene.materials()[scene.bvh_triangles()[hit->triangle].material].base_color_layer;
         sum += batchsim::assets::bvh_depth(scene.bvh_nodes());
         g_sink = sum;
     } catch (const batchsim::Error&) {

@@ -22,30 +22,22 @@ layout(location = WRITE_DEPTH) out vec4 out_color;
 #endif
 
 #if WRITE_RGB
-layout(set = 0, binding = 0) uniform sampler2D textures[BATCHSIM_MAX_SCENE_TEXTURES];
+layout(set = 0, binding = 0) uniform sampler2DArray textures[BATCHSIM_MAX_TEXTURE_GROUPS];
 
-// Constant indices only: drivers without descriptor indexing allow nothing else. The
-// material is the same for a whole draw, so derivatives stay well defined; they are taken
-// outside the switch anyway.
-vec4 sample_texture(uint index, vec2 uv, vec2 dx, vec2 dy) {
-    switch (index) {
-        case 0: return textureGrad(textures[0], uv, dx, dy);
-        case 1: return textureGrad(textures[1], uv, dx, dy);
-        case 2: return textureGrad(textures[2], uv, dx, dy);
-        case 3: return textureGrad(textures[3], uv, dx, dy);
-        case 4: return textureGrad(textures[4], uv, dx, dy);
-        case 5: return textureGrad(textures[5], uv, dx, dy);
-        case 6: return textureGrad(textures[6], uv, dx, dy);
-        case 7: return textureGrad(textures[7], uv, dx, dy);
-        case 8: return textureGrad(textures[8], uv, dx, dy);
-        case 9: return textureGrad(textures[9], uv, dx, dy);
-        case 10: return textureGrad(textures[10], uv, dx, dy);
-        case 11: return textureGrad(textures[11], uv, dx, dy);
-        case 12: return textureGrad(textures[12], uv, dx, dy);
-        case 13: return textureGrad(textures[13], uv, dx, dy);
-        case 14: return textureGrad(textures[14], uv, dx, dy);
-        case 15: return textureGrad(textures[15], uv, dx, dy);
+// Layer `layer` of texture group `group`. Constant group indices only: drivers without
+// descriptor indexing allow nothing else. The material is the same for a whole draw, so
+// derivatives stay well defined; they are taken outside the switch anyway.
+vec4 sample_texture(uint group, uint layer, vec2 uv, vec2 dx, vec2 dy) {
+    const vec3 p = vec3(uv, float(layer));
+#define BATCHSIM_SAMPLE(i) \
+    case i: return textureGrad(textures[i], p, dx, dy);
+    switch (group) {
+        BATCHSIM_SAMPLE(0) BATCHSIM_SAMPLE(1) BATCHSIM_SAMPLE(2) BATCHSIM_SAMPLE(3)
+        BATCHSIM_SAMPLE(4) BATCHSIM_SAMPLE(5) BATCHSIM_SAMPLE(6) BATCHSIM_SAMPLE(7)
+        BATCHSIM_SAMPLE(8) BATCHSIM_SAMPLE(9) BATCHSIM_SAMPLE(10) BATCHSIM_SAMPLE(11)
+        BATCHSIM_SAMPLE(12) BATCHSIM_SAMPLE(13) BATCHSIM_SAMPLE(14) BATCHSIM_SAMPLE(15)
     }
+#undef BATCHSIM_SAMPLE
     return vec4(1.0);
 }
 #endif
@@ -61,7 +53,8 @@ void main() {
     vec4 color = vec4(material.base_r, material.base_g, material.base_b, 1.0);
     const vec2 dx = dFdx(in_uv), dy = dFdy(in_uv);
     if (material.base_color_texture != kNoTexture)
-        color.rgb *= sample_texture(material.base_color_texture, in_uv, dx, dy).rgb;
+        color.rgb *= sample_texture(material.base_color_texture, material.base_color_layer,
+                                    in_uv, dx, dy).rgb;
     out_color = vec4(srgb_encode(clamp(color.rgb, 0.0, 1.0)), 1.0);
 #endif
 }

@@ -3,8 +3,8 @@
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
-// The compute renderer's shading pass, one dispatch per resident place (textures are bound
-// per place: drivers without descriptor indexing select them by constant index only). Each
+// The compute renderer's shading pass, one dispatch per resident place (texture groups are
+// bound per place: drivers without descriptor indexing select them by constant index only). Each
 // thread of a view of that place that hit something writes the unlit base colour there: the
 // material's factor times its texture at the hit's interpolated texture coordinates, at a
 // mip level chosen from the ray cone's footprint (Akenine-Moller et al. 2019, "Texture Level
@@ -21,17 +21,19 @@ layout(push_constant) uniform Push {
     ShadeParams params;
 };
 
-layout(set = 0, binding = 0) uniform sampler2D textures[BATCHSIM_MAX_SCENE_TEXTURES];
+layout(set = 0, binding = 0) uniform sampler2DArray textures[BATCHSIM_MAX_TEXTURE_GROUPS];
 
-// Texture `index` at `uv`, `lod_bias` levels above the level whose texels match one unit of
-// uv area (so the texture's own size is added here, per texture).
-vec4 sample_texture(uint index, vec2 uv, float lod_bias) {
-#define BATCHSIM_SAMPLE(i)                                                     \
-    case i: {                                                                  \
-        const vec2 size = vec2(textureSize(textures[i], 0));                   \
-        return textureLod(textures[i], uv, lod_bias + 0.5 * log2(size.x * size.y)); \
+// Layer `layer` of texture group `group` at `uv`, `lod_bias` levels above the level whose
+// texels match one unit of uv area (so the group's texture size is added here, per group:
+// every layer of a group has the same size).
+vec4 sample_texture(uint group, uint layer, vec2 uv, float lod_bias) {
+    const vec3 p = vec3(uv, float(layer));
+#define BATCHSIM_SAMPLE(i)                                                          \
+    case i: {                                                                       \
+        const vec2 size = vec2(textureSize(textures[i], 0).xy);                     \
+        return textureLod(textures[i], p, lod_bias + 0.5 * log2(size.x * size.y)); \
     }
-    switch (index) {
+    switch (group) {
         BATCHSIM_SAMPLE(0) BATCHSIM_SAMPLE(1) BATCHSIM_SAMPLE(2) BATCHSIM_SAMPLE(3)
         BATCHSIM_SAMPLE(4) BATCHSIM_SAMPLE(5) BATCHSIM_SAMPLE(6) BATCHSIM_SAMPLE(7)
         BATCHSIM_SAMPLE(8) BATCHSIM_SAMPLE(9) BATCHSIM_SAMPLE(10) BATCHSIM_SAMPLE(11)
@@ -82,7 +84,8 @@ uint shade(CameraPose pose, uvec2 pixel, TraceHit hit) {
         const float ray_length = hit.depth * length(camera);
         const float width = params.pixel_spread * ray_length / dot(camera, camera);
         const float lod = cone_lod(w0.xyz, w1.xyz, w2.xyz, ta, tb, tc, normalize(direction), width);
-        color *= sample_texture(material.base_color_texture, uv, lod).rgb;
+        const uint layer = material.base_color_layer;
+        color *= sample_texture(material.base_color_texture, layer, uv, lod).rgb;
     }
     const vec3 encoded = srgb_encode(clamp(color, 0.0, 1.0));
     return packUnorm4x8(vec4(encoded, 1.0));

@@ -57,10 +57,14 @@ struct MeshChunk {
 BATCHSIM_GPU_CONST(uint, kNoTexture, 0xffffffffu);
 
 // glTF-style metallic-roughness base colour: factor (linear RGBA) times the texture (sRGB).
+// In a packed file base_color_texture is the scene's texture index and base_color_layer is 0;
+// on the GPU (gpu_scene.cpp rewrites them) they are the texture's group slot, an index into
+// the texture table's arrays, and its layer in that group's array image.
 struct Material {
     float base_r, base_g, base_b, base_a;
-    uint base_color_texture;  // index into the scene's textures, or kNoTexture
-    uint pad0, pad1, pad2;
+    uint base_color_texture;  // texture index (packed) or group slot (GPU), or kNoTexture
+    uint base_color_layer;    // 0 (packed) or the layer in the group's array image (GPU)
+    uint pad1, pad2;
 };
 
 // ---- simulator -> renderer: one camera per environment, written every step ----
@@ -79,9 +83,11 @@ struct CameraPose {
 
 // Threads per culling workgroup; one thread tests one (view, chunk) pair.
 #define BATCHSIM_CULL_GROUP_SIZE 64
-// Textures one scene may have in the raster backend: shaders select them with constant
-// indices (drivers without descriptor indexing, lavapipe among them, allow nothing else).
-#define BATCHSIM_MAX_SCENE_TEXTURES 16
+// Texture groups one scene may have: textures of one size (width, height, mips) share a 2D
+// array image, and shaders select the group with constant indices (drivers without
+// descriptor indexing, lavapipe among them, allow nothing else). Packing resamples textures
+// of rarer sizes so that no scene has more (assets/texture_groups.hpp).
+#define BATCHSIM_MAX_TEXTURE_GROUPS 16
 
 // VkDrawIndexedIndirectCommand, written by the culling pass.
 struct DrawCommand {
@@ -252,6 +258,7 @@ static_assert(sizeof(MeshChunk) == 48);
 static_assert(offsetof(MeshChunk, first_index) == 12 && offsetof(MeshChunk, index_count) == 28);
 static_assert(offsetof(MeshChunk, material) == 32);
 static_assert(sizeof(Material) == 32 && offsetof(Material, base_color_texture) == 16);
+static_assert(offsetof(Material, base_color_layer) == 20);
 #endif
 
 #ifdef __cplusplus

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "assets/packed_scene_format.hpp"
+#include "assets/texture_groups.hpp"
 #include "core/check.hpp"
 #include "core/strings.hpp"
 
@@ -341,9 +342,11 @@ void check_textures(const Context& ctx, const Validated& v) {
     const auto table = v.section(SectionKind::TextureTable);
     const std::size_t pixel_bytes = v.section(SectionKind::TexturePixels).size();
     std::uint64_t free_from = 0;  // textures are stored in order, without overlap
+    std::vector<TextureSize> sizes;
     for (std::size_t i = 0; i < table.size() / sizeof(TextureRecord); ++i) {
         const auto r = record<TextureRecord>(table, i);
         check_texture_shape(ctx, i, r);
+        sizes.push_back({r.width, r.height, r.mip_count});
         check_string(ctx, v, r.name_offset, r.name_length, str("texture ", i, " name"));
         if (r.pixel_offset % kAlignment != 0 || r.pixel_offset < free_from)
             fail(ctx, str("texture ", i, " pixel offset ", r.pixel_offset, " is not ", kAlignment,
@@ -353,6 +356,12 @@ void check_textures(const Context& ctx, const Validated& v) {
                           ") extend past the texture pixels section (", pixel_bytes, " bytes)"));
         free_from = r.pixel_offset + r.pixel_size;
     }
+    // Files packed before texture groups may have more sizes than the renderers hold.
+    if (const std::size_t groups = group_textures(sizes).sizes.size(); groups > kMaxTextureGroups)
+        fail(
+            ctx,
+            str("has ", groups, " texture sizes (width x height x mips), renderers hold at most ",
+                kMaxTextureGroups, ": re-import the scene (importing resamples the rarest sizes)"));
 }
 
 void check_contents(const Context& ctx, const Validated& v) {

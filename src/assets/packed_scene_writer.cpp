@@ -10,6 +10,7 @@
 #include "assets/bvh.hpp"
 #include "assets/packed_scene.hpp"
 #include "assets/packed_scene_format.hpp"
+#include "assets/texture_groups.hpp"
 #include "core/check.hpp"
 #include "core/file_io.hpp"
 #include "core/strings.hpp"
@@ -181,6 +182,11 @@ Bvh bvh_of(const SceneData& scene) {
 }  // namespace
 
 std::vector<std::uint8_t> pack_scene(const SceneData& scene) {
+    if (group_textures(texture_sizes(scene.textures)).sizes.size() > kMaxTextureGroups) {
+        SceneData limited = scene;  // a copy only for scenes that skipped build_scene's limit
+        limit_texture_sizes(limited.textures);
+        return pack_scene(limited);
+    }
     const auto section_count = std::uint32_t(packed::kKindCount - (scene.navmesh.empty() ? 1 : 0));
     FileBuilder file(section_count);
     add_sections(file, scene, bvh_of(scene));

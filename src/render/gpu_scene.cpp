@@ -49,30 +49,66 @@ vk::Buffer make_buffer(const vk::Device& device, vk::Uploader& uploader,
     return buffer;
 }
 
-vk::Image make_texture(const vk::Device& device, vk::Uploader& uploader,
-                       const assets::TextureView& texture) {
+// Appends the mip levels of a packed chain, which holds them back to back, tightly packed.
+void append_levels(const assets::TextureView& texture,
+                   std::vector<std::span<const std::uint8_t>>& levels) {
+    std::size_t offset = 0;
+    for (std::uint32_t level = 0; level < texture.mip_count; ++level) {
+        const VkExtent2D size = vk::mip_extent({texture.width, texture.height}, level);
+        const std::size_t bytes = std::size_t{size.width} * size.height * 4;
+        levels.push_back(texture.pixels.subspan(offset, bytes));
+        offset += bytes;
+    }
+}
+
+// The 2D array image of texture group `g`: its textures' chains, layer by layer.
+vk::Image make_group_image(const vk::Device& device, vk::Uploader& uploader,
+                           const assets::PackedScene& scene, const assets::TextureGroups& groups,
+                           std::uint32_t g) {
+    const assets::TextureSize size = groups.sizes[g];
     vk::Image image = vk::create_image(
         device, {.format = VK_FORMAT_R8G8B8A8_SRGB,
-                 .extent = {texture.width, texture.height},
-                 .mip_levels = texture.mip_count,
+                 .extent = {size.width, size.height},
+                 .mip_levels = size.mip_count,
+                 .layers = groups.count[g],
+                 .array_view = true,
                  .usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
                           VK_IMAGE_USAGE_TRANSFER_SRC_BIT});
     try {
-        // The packed chain holds the levels back to back, each tightly packed.
-        std::vector<std::span<const std::uint8_t>> levels;
-        std::size_t offset = 0;
-        for (std::uint32_t level = 0; level < texture.mip_count; ++level) {
-            const VkExtent2D size = vk::mip_extent(image.extent, level);
-            const std::size_t bytes = std::size_t{size.width} * size.height * 4;
-            levels.push_back(texture.pixels.subspan(offset, bytes));
-            offset += bytes;
-        }
+        std::vector<std::span<const std::uint8_t>> levels;  // textures in layer order
+        for (std::size_t t = 0; t < groups.group.size(); ++t)
+            if (groups.group[t] == g) append_levels(scene.texture(t), levels);
         vk::upload_image_mips(device, uploader, image, levels);
     } catch (...) {
         vk::destroy_image(device, image);
         throw;
     }
     return image;
+}
+
+assets::TextureGroups scene_texture_groups(const assets::PackedScene& scene) {
+    std::vector<assets::TextureSize> sizes;
+    for (std::size_t i = 0; i < scene.texture_count(); ++i) {
+        const assets::TextureView texture = scene.texture(i);
+        sizes.push_back({texture.width, texture.height, texture.mip_count});
+    }
+    assets::TextureGroups groups = assets::group_textures(sizes);
+    // The packed scene validator guarantees this; a bug if not.
+    BATCHSIM_CHECK(groups.sizes.size() <= assets::kMaxTextureGroups, Internal,
+                   str("scene ", scene.source(), " has ", groups.sizes.size(), " texture sizes"));
+    return groups;
+}
+
+// The packed materials with each texture index turned into its group slot and layer.
+std::vector<gpu::Material> gpu_materials(const assets::PackedScene& scene,
+                                         const assets::TextureGroups& groups) {
+    std::vector<gpu::Material> materials(scene.materials().begin(), scene.materials().end());
+    for (gpu::Material& m : materials) {
+        if (m.base_color_texture == gpu::kNoTexture) continue;
+        m.base_color_layer = groups.layer[m.base_color_texture];
+        m.base_color_texture = groups.group[m.base_color_texture];
+    }
+    return materials;
 }
 
 void fill_gpu_scene(const vk::Device& device, const assets::PackedScene& scene, bool bvh,
@@ -82,9 +118,12 @@ void fill_gpu_scene(const vk::Device& device, const assets::PackedScene& scene, 
     out.indices =
         make_buffer(device, uploader, as_bytes(scene.indices()), VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
     out.chunks = make_buffer(device, uploader, as_bytes(scene.chunks()), 0);
-    out.materials = make_buffer(device, uploader, as_bytes(scene.materials()), 0);
-    for (std::size_t i = 0; i < scene.texture_count(); ++i)
-        out.textures.push_back(make_texture(device, uploader, scene.texture(i)));
+    const assets::TextureGroups groups = scene_texture_groups(scene);
+    const std::vector<gpu::Material> materials = gpu_materials(scene, groups);
+    out.materials =
+        make_buffer(device, uploader, as_bytes(std::span<const gpu::Material>(materials)), 0);
+    for (std::uint32_t g = 0; g < groups.sizes.size(); ++g)
+        out.textures.push_back(make_group_image(device, uploader, scene, groups, g));
     out.sampler = vk::create_sampler(device, {});
     if (!bvh) return;
     out.bvh_nodes = make_buffer(device, uploader, as_bytes(scene.bvh_nodes()), 0);

@@ -9,6 +9,7 @@
 #include <vulkan/vulkan_core.h>
 
 #include "assets/packed_scene.hpp"
+#include "assets/texture_groups.hpp"
 #include "vk/buffer.hpp"
 #include "vk/device.hpp"
 #include "vk/image.hpp"
@@ -26,14 +27,18 @@ struct GpuSceneOptions {
 
 // Buffers also allow TRANSFER_SRC so tools and tests can read them back.
 struct GpuScene {
-    vk::Buffer vertices;       // shared.h Vertex[vertex_count]; storage and vertex buffer
-    vk::Buffer indices;        // uint32[index_count], 3 per triangle; storage and index buffer
-    vk::Buffer chunks;         // shared.h MeshChunk[chunk_count]; storage buffer
-    vk::Buffer materials;      // shared.h Material[material_count]; storage buffer (none if 0)
+    vk::Buffer vertices;  // shared.h Vertex[vertex_count]; storage and vertex buffer
+    vk::Buffer indices;   // uint32[index_count], 3 per triangle; storage and index buffer
+    vk::Buffer chunks;    // shared.h MeshChunk[chunk_count]; storage buffer
+    // shared.h Material[material_count], texture index turned into group slot and layer
+    // (texture_groups.hpp); storage buffer (none if 0).
+    vk::Buffer materials;
     vk::Buffer bvh_nodes;      // shared.h BvhNode[]; only with GpuSceneOptions::bvh
     vk::Buffer bvh_triangles;  // shared.h BvhTriangle[]; only with GpuSceneOptions::bvh
-    // One per scene texture (Material::base_color_texture indexes it): R8G8B8A8_SRGB with the
-    // texture's whole mip chain, in SHADER_READ_ONLY_OPTIMAL, owned by the main queue.
+    // One per texture group (Material::base_color_texture indexes it): an R8G8B8A8_SRGB 2D
+    // array image with a layer per texture of that size (Material::base_color_layer), each
+    // with its whole mip chain, in SHADER_READ_ONLY_OPTIMAL, owned by the main queue.
+    // Groups are numbered in the order of their first texture, layers in texture order.
     std::vector<vk::Image> textures;
     VkSampler sampler = VK_NULL_HANDLE;  // linear, mip linear, repeat: for every texture
     std::uint32_t vertex_count = 0;

@@ -1,16 +1,16 @@
 #include "render/texture_table.hpp"
 
 #include <array>
+#include <cassert>
 
 #include "core/check.hpp"
-#include "core/strings.hpp"
 #include "shared.h"
 #include "vk/upload.hpp"
 
 namespace batchsim::render {
 namespace {
 
-constexpr std::uint32_t kSlots = BATCHSIM_MAX_SCENE_TEXTURES;
+constexpr std::uint32_t kSlots = BATCHSIM_MAX_TEXTURE_GROUPS;
 
 VkDescriptorSetLayout set_layout(const vk::Device& device) {
     VkDescriptorSetLayoutBinding binding{};
@@ -38,7 +38,7 @@ VkDescriptorPool descriptor_pool(const vk::Device& device, std::uint32_t places)
 }
 
 vk::Image white_texture(const vk::Device& device) {
-    vk::Image image = vk::create_image(device, {.extent = {1, 1}});
+    vk::Image image = vk::create_image(device, {.extent = {1, 1}, .array_view = true});
     const std::array<std::uint8_t, 4> white{255, 255, 255, 255};
     const std::array<std::span<const std::uint8_t>, 1> levels{std::span(white)};
     vk::upload_image_mips(device, image, levels);
@@ -82,9 +82,7 @@ void destroy_texture_table(const vk::Device& device, TextureTable& table) {
 void bind_scene_textures(const vk::Device& device, TextureTable& table, std::uint32_t place,
                          const GpuScene* scene) {
     const std::size_t count = scene ? scene->textures.size() : 0;
-    BATCHSIM_CHECK(count <= kSlots, Unsupported,
-                   str("scene ", scene ? scene->source : "", " has ", count,
-                       " textures; the raster renderer holds at most ", kSlots, " per scene"));
+    assert(count <= kSlots);  // packed scenes never have more texture groups
     std::array<VkDescriptorImageInfo, kSlots> images{};
     for (std::uint32_t i = 0; i < kSlots; ++i) {
         const bool own = i < count;

@@ -1,7 +1,7 @@
 // The renderers' texture table (raster fragment stage, compute shading pass): per resident
-// place, one descriptor set of BATCHSIM_MAX_SCENE_TEXTURES combined image samplers holding
-// that place's scene textures, the rest filled with a 1 x 1 white texture (drivers without
-// descriptor indexing need every slot written).
+// place, one descriptor set of BATCHSIM_MAX_TEXTURE_GROUPS combined image samplers holding
+// that place's texture groups (2D array images, gpu_scene.hpp), the rest filled with a
+// 1 x 1 white one-layer array (drivers without descriptor indexing need every slot written).
 #pragma once
 
 #include <cstdint>
@@ -26,8 +26,8 @@ struct TextureTable {
 TextureTable create_texture_table(const vk::Device& device, std::uint32_t places);
 void destroy_texture_table(const vk::Device& device, TextureTable& table);
 
-// Points place `place`'s set at `scene`'s textures (null: none). The GPU must not be using
-// the set. Throws Error(Unsupported) when the scene has more textures than the table holds.
+// Points place `place`'s set at `scene`'s texture groups (null: none). The GPU must not be
+// using the set. Packed scenes have at most as many groups as the table holds.
 void bind_scene_textures(const vk::Device& device, TextureTable& table, std::uint32_t place,
                          const GpuScene* scene);
 

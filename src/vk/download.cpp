@@ -37,10 +37,12 @@ std::vector<std::uint8_t> download_buffer(const Device& device, Uploader& upload
 }
 
 std::vector<std::uint8_t> download_image_level(const Device& device, Uploader& uploader,
-                                               const Image& image, std::uint32_t level) {
+                                               const Image& image, std::uint32_t level,
+                                               std::uint32_t layer) {
     check_rgba8_image(uploader, image);
-    BATCHSIM_CHECK(level < image.mip_levels, InvalidArgument,
-                   str("image has ", image.mip_levels, " mip levels, asked for level ", level));
+    BATCHSIM_CHECK(level < image.mip_levels && layer < image.layers, InvalidArgument,
+                   str("image has ", image.mip_levels, " mip levels and ", image.layers,
+                       " layers, asked for level ", level, " of layer ", layer));
     std::vector<std::uint8_t> out(level_bytes(image, level));
     const VkDeviceSize row = VkDeviceSize{mip_extent(image.extent, level).width} * kTexelBytes;
     const ImageBarrier to_source{.old_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
@@ -57,7 +59,8 @@ std::vector<std::uint8_t> download_image_level(const Device& device, Uploader& u
                             .dst_access = VK_ACCESS_2_SHADER_READ_BIT,
                             .base_mip = level,
                             .mip_count = 1};
-    for (const auto& batch : plan_rows(image.extent, level, 1, uploader.staging.size)) {
+    for (auto batch : plan_rows(image.extent, level, 1, uploader.staging.size)) {
+        for (RowSpan& span : batch) span.layer = layer;
         VkCommandBuffer commands = begin_pass(device, uploader, false);
         record_image_barrier(device, commands, image, to_source);
         std::vector<VkBufferImageCopy> regions(batch.size());
@@ -83,10 +86,10 @@ std::vector<std::uint8_t> download_buffer(const Device& device, const Buffer& sr
 }
 
 std::vector<std::uint8_t> download_image_level(const Device& device, const Image& image,
-                                               std::uint32_t level) {
+                                               std::uint32_t level, std::uint32_t layer) {
     const VkDeviceSize row = VkDeviceSize{image.extent.width} * kTexelBytes;
     return with_uploader(device, std::max(row, level_bytes(image, level)), [&](Uploader& uploader) {
-        return download_image_level(device, uploader, image, level);
+        return download_image_level(device, uploader, image, level, layer);
     });
 }
 

@@ -55,7 +55,7 @@ VkImage create_image_handle(const Device& device, const ImageDesc& desc) {
 VkImageView create_view(const Device& device, const Image& image) {
     VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     info.image = image.handle;
-    info.viewType = image.layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
+    info.viewType = image.array_view ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
     info.format = image.format;
     info.subresourceRange = {image.aspect, 0, image.mip_levels, 0, image.layers};
     VkImageView view = VK_NULL_HANDLE;
@@ -72,6 +72,7 @@ Image create_image(const Device& device, const ImageDesc& desc) {
     image.extent = desc.extent;
     image.mip_levels = desc.mip_levels;
     image.layers = desc.layers;
+    image.array_view = desc.layers > 1 || desc.array_view;
     image.aspect = desc.aspect;
     image.handle = create_image_handle(device, desc);
     try {

@@ -15,6 +15,7 @@ struct ImageDesc {
     VkExtent2D extent{0, 0};
     std::uint32_t mip_levels = 1;
     std::uint32_t layers = 1;  // > 1: the view is a 2D array
+    bool array_view = false;   // a 2D array view even with one layer (for sampler2DArray)
     VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
     VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
 };
@@ -28,6 +29,7 @@ struct Image {
     VkExtent2D extent{0, 0};
     std::uint32_t mip_levels = 0;
     std::uint32_t layers = 0;
+    bool array_view = false;  // the view is a 2D array (layers > 1 or ImageDesc::array_view)
     VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
     VkDeviceSize bytes = 0;  // device memory allocated for it
 };

@@ -33,24 +33,26 @@ VkCommandBuffer begin_pass(const Device& device, Uploader& uploader, bool on_tra
 void finish_pass(const Device& device, Uploader& uploader, bool on_transfer,
                  const std::function<void(VkCommandBuffer)>& acquire = {});
 
-// A run of rows of one mip level and where it lies in the staging buffer.
+// A run of rows of one mip level of one layer and where it lies in the staging buffer.
 struct RowSpan {
+    std::uint32_t layer = 0;
     std::uint32_t level = 0;
     std::uint32_t y = 0;
     std::uint32_t rows = 0;
     VkDeviceSize staging_offset = 0;
 };
 
-// Splits the rows of levels [first, first + count) into batches that each fit the staging
-// buffer, packing small levels together.
+// Splits the rows of levels [first, first + count) of layers [0, layers) into batches that
+// each fit the staging buffer, packing small levels (and layers) together.
 std::vector<std::vector<RowSpan>> plan_rows(VkExtent2D extent, std::uint32_t first,
-                                            std::uint32_t count, VkDeviceSize staging);
+                                            std::uint32_t count, VkDeviceSize staging,
+                                            std::uint32_t layers = 1);
 
 inline VkBufferImageCopy image_region(const Image& image, const RowSpan& span) {
     const VkExtent2D size = mip_extent(image.extent, span.level);
     VkBufferImageCopy region{};
     region.bufferOffset = span.staging_offset;
-    region.imageSubresource = {image.aspect, span.level, 0, 1};
+    region.imageSubresource = {image.aspect, span.level, span.layer, 1};
     region.imageOffset = {0, static_cast<std::int32_t>(span.y), 0};
     region.imageExtent = {size.width, span.rows, 1};
     return region;

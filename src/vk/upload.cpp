@@ -84,22 +84,25 @@ void finish_pass(const Device& device, Uploader& uploader, bool on_transfer,
 }
 
 std::vector<std::vector<RowSpan>> plan_rows(VkExtent2D extent, std::uint32_t first,
-                                            std::uint32_t count, VkDeviceSize staging) {
+                                            std::uint32_t count, VkDeviceSize staging,
+                                            std::uint32_t layers) {
     std::vector<std::vector<RowSpan>> batches(1);
     VkDeviceSize used = 0;
-    for (std::uint32_t level = first; level < first + count; ++level) {
-        const VkExtent2D size = mip_extent(extent, level);
-        const VkDeviceSize row = VkDeviceSize{size.width} * kTexelBytes;
-        for (std::uint32_t y = 0; y < size.height;) {
-            if (staging - used < row) {
-                batches.emplace_back();
-                used = 0;
+    for (std::uint32_t layer = 0; layer < layers; ++layer) {
+        for (std::uint32_t level = first; level < first + count; ++level) {
+            const VkExtent2D size = mip_extent(extent, level);
+            const VkDeviceSize row = VkDeviceSize{size.width} * kTexelBytes;
+            for (std::uint32_t y = 0; y < size.height;) {
+                if (staging - used < row) {
+                    batches.emplace_back();
+                    used = 0;
+                }
+                const auto rows = static_cast<std::uint32_t>(
+                    std::min<VkDeviceSize>(size.height - y, (staging - used) / row));
+                batches.back().push_back({layer, level, y, rows, used});
+                used += rows * row;
+                y += rows;
             }
-            const auto rows = static_cast<std::uint32_t>(
-                std::min<VkDeviceSize>(size.height - y, (staging - used) / row));
-            batches.back().push_back({level, y, rows, used});
-            used += rows * row;
-            y += rows;
         }
     }
     return batches;
@@ -109,8 +112,6 @@ void check_rgba8_image(const Uploader& uploader, const Image& image) {
     BATCHSIM_CHECK(
         image.format == VK_FORMAT_R8G8B8A8_SRGB || image.format == VK_FORMAT_R8G8B8A8_UNORM,
         InvalidArgument, str("image copies handle RGBA8 images, got format ", image.format));
-    BATCHSIM_CHECK(image.layers == 1, InvalidArgument,
-                   str("image copies handle single-layer images, got ", image.layers, " layers"));
     BATCHSIM_CHECK(VkDeviceSize{image.extent.width} * kTexelBytes <= uploader.staging.size,
                    InvalidArgument,
                    str("a row of a ", image.extent.width, " texel wide image does not fit the ",
@@ -148,8 +149,9 @@ std::vector<VkBufferImageCopy> stage_rows(const Uploader& uploader, const Image&
     for (const RowSpan& span : batch) {
         const VkDeviceSize row =
             VkDeviceSize{mip_extent(image.extent, span.level).width} * kTexelBytes;
-        std::memcpy(staging_bytes(uploader) + span.staging_offset,
-                    levels[span.level].data() + span.y * row, span.rows * row);
+        const auto& level = levels[std::size_t{span.layer} * image.mip_levels + span.level];
+        std::memcpy(staging_bytes(uploader) + span.staging_offset, level.data() + span.y * row,
+                    span.rows * row);
         regions.push_back(image_region(image, span));
     }
     return regions;
@@ -174,6 +176,20 @@ ImageBarrier image_ready_barrier(const Device& device, bool release, bool acquir
         b.dst_family = device.queue_family;
     }
     return b;
+}
+
+// Every layer's whole mip chain, each level tightly packed.
+void check_levels(const Image& image, std::span<const std::span<const std::uint8_t>> levels) {
+    const std::size_t expected = std::size_t{image.mip_levels} * image.layers;
+    BATCHSIM_CHECK(levels.size() == expected, InvalidArgument,
+                   str("image needs ", expected, " levels (", image.layers, " layers x ",
+                       image.mip_levels, " mips), got ", levels.size()));
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const auto level = static_cast<std::uint32_t>(i % image.mip_levels);
+        BATCHSIM_CHECK(levels[i].size() == level_bytes(image, level), InvalidArgument,
+                       str("mip level ", level, " needs ", level_bytes(image, level),
+                           " bytes, got ", levels[i].size()));
+    }
 }
 
 VkDeviceSize chain_bytes(std::span<const std::span<const std::uint8_t>> levels) {
@@ -253,15 +269,10 @@ void upload_buffer(const Device& device, Uploader& uploader, const Buffer& dst,
 void upload_image_mips(const Device& device, Uploader& uploader, const Image& image,
                        std::span<const std::span<const std::uint8_t>> levels) {
     check_rgba8_image(uploader, image);
-    BATCHSIM_CHECK(levels.size() == image.mip_levels, InvalidArgument,
-                   str("image has ", image.mip_levels, " mip levels, got ", levels.size()));
-    for (std::uint32_t level = 0; level < image.mip_levels; ++level)
-        BATCHSIM_CHECK(levels[level].size() == level_bytes(image, level), InvalidArgument,
-                       str("mip level ", level, " needs ", level_bytes(image, level),
-                           " bytes, got ", levels[level].size()));
-
+    check_levels(image, levels);
     const bool handoff = device.dedicated_transfer();
-    const auto batches = plan_rows(image.extent, 0, image.mip_levels, uploader.staging.size);
+    const auto batches =
+        plan_rows(image.extent, 0, image.mip_levels, uploader.staging.size, image.layers);
     for (std::size_t b = 0; b < batches.size(); ++b) {
         VkCommandBuffer commands = begin_pass(device, uploader, handoff);
         if (b == 0)

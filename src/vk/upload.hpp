@@ -50,8 +50,9 @@ void destroy_uploader(const Device& device, Uploader& uploader);
 void upload_buffer(const Device& device, Uploader& uploader, const Buffer& dst,
                    std::span<const std::uint8_t> bytes, VkDeviceSize offset = 0);
 
-// Fills every mip level of a single-layer RGBA8 image (UNORM or SRGB) from `levels`, each
-// level tightly packed, rows top first; the image ends in SHADER_READ_ONLY_OPTIMAL, owned
+// Fills every mip level of every layer of an RGBA8 image (UNORM or SRGB) from `levels`, layer
+// by layer (levels[layer * mip_levels + level]), each level tightly packed, rows top first;
+// small levels and layers share staging copies. The image ends in SHADER_READ_ONLY_OPTIMAL, owned
 // by the main queue family. The image needs VK_IMAGE_USAGE_TRANSFER_DST_BIT, and one row
 // of level 0 must fit in the staging buffer.
 void upload_image_mips(const Device& device, Uploader& uploader, const Image& image,
@@ -62,10 +63,11 @@ std::vector<std::uint8_t> download_buffer(const Device& device, Uploader& upload
                                           const Buffer& src, VkDeviceSize offset,
                                           VkDeviceSize size);
 
-// Reads one tightly packed mip level of an image that upload_image_mips filled (in
-// SHADER_READ_ONLY_OPTIMAL, where it stays); it needs VK_IMAGE_USAGE_TRANSFER_SRC_BIT.
+// Reads one tightly packed mip level of one layer of an image that upload_image_mips filled
+// (in SHADER_READ_ONLY_OPTIMAL, where it stays); it needs VK_IMAGE_USAGE_TRANSFER_SRC_BIT.
 std::vector<std::uint8_t> download_image_level(const Device& device, Uploader& uploader,
-                                               const Image& image, std::uint32_t level);
+                                               const Image& image, std::uint32_t level,
+                                               std::uint32_t layer = 0);
 
 // One-off forms: each makes and destroys an Uploader with at most kDefaultStagingBytes.
 void upload_buffer(const Device& device, const Buffer& dst, std::span<const std::uint8_t> bytes,
@@ -75,6 +77,6 @@ void upload_image_mips(const Device& device, const Image& image,
 std::vector<std::uint8_t> download_buffer(const Device& device, const Buffer& src,
                                           VkDeviceSize offset, VkDeviceSize size);
 std::vector<std::uint8_t> download_image_level(const Device& device, const Image& image,
-                                               std::uint32_t level);
+                                               std::uint32_t level, std::uint32_t layer = 0);
 
 }  // namespace batchsim::vk

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <tuple>
 #include <vector>
 
 #include "assets/packed_scene.hpp"
@@ -132,5 +133,50 @@ TEST_CASE_METHOD(Fixture, "a scene larger than free device memory fails before a
     // The real budget holds it.
     GpuScene scene = create_gpu_scene(device, packed);
     CHECK(scene.bytes() > 0);
+    destroy_gpu_scene(device, scene);
+}
+
+TEST_CASE_METHOD(Fixture, "textures of one size share an array image, a layer each",
+                 "[gpu_scene]") {
+    SceneData data;
+    data.vertices = {{0, 0, 0, 0, 1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 1, 0}, {1, 0, 1, 0, 1, 0, 1, 1}};
+    data.indices = {0, 1, 2};
+    data.chunks = {{0, 0, 0, 0, 1, 0, 1, 3, 0, 0, 0, 0}};
+    data.materials = {{1, 1, 1, 1, 0, 0, 0, 0},
+                      {1, 1, 1, 1, 1, 0, 0, 0},
+                      {1, 1, 1, 1, 2, 0, 0, 0},
+                      {1, 1, 1, 1, batchsim::gpu::kNoTexture, 0, 0, 0}};
+    data.textures = {batchsim::assets::make_texture("a.png", 13, 7, gradient(13, 7, 1)),
+                     batchsim::assets::make_texture("b.png", 32, 20, gradient(32, 20, 9)),
+                     batchsim::assets::make_texture("c.png", 13, 7, gradient(13, 7, 5))};
+    data.bounds = {{0, 0, 0}, {1, 0, 1}};
+    data.source = "synthetic/groups.glb";
+    const PackedScene packed = PackedScene::from_bytes(batchsim::assets::pack_scene(data));
+    GpuScene scene = create_gpu_scene(device, packed, {.staging_bytes = 512});
+    REQUIRE(scene.textures.size() == 2);
+    CHECK(scene.textures[0].layers == 2);
+    CHECK(scene.textures[1].layers == 1);
+    CHECK(scene.textures[1].array_view);  // sampler2DArray even with one layer
+    // (texture) -> (group slot, layer): a -> (0, 0), b -> (1, 0), c -> (0, 1).
+    const auto bytes = vk::download_buffer(device, scene.materials, 0, scene.materials.size);
+    std::vector<batchsim::gpu::Material> materials(4);
+    std::memcpy(materials.data(), bytes.data(), bytes.size());
+    const std::uint32_t none = batchsim::gpu::kNoTexture;
+    CHECK(std::vector<std::uint32_t>{
+              materials[0].base_color_texture, materials[1].base_color_texture,
+              materials[2].base_color_texture,
+              materials[3].base_color_texture} == std::vector<std::uint32_t>{0, 1, 0, none});
+    CHECK(materials[2].base_color_layer == 1);
+    for (const auto& [t, group, layer] : {std::tuple{0u, 0u, 0u}, {1u, 1u, 0u}, {2u, 0u, 1u}}) {
+        const auto texture = packed.texture(t);
+        std::size_t offset = 0;
+        for (std::uint32_t level = 0; level < texture.mip_count; ++level) {
+            INFO("texture " << t << " level " << level);
+            const auto pixels =
+                vk::download_image_level(device, scene.textures[group], level, layer);
+            CHECK(same_bytes(pixels, texture.pixels.subspan(offset, pixels.size())));
+            offset += pixels.size();
+        }
+    }
     destroy_gpu_scene(device, scene);
 }

@@ -168,7 +168,7 @@ TEST_CASE_METHOD(Fixture, "bad image uploads fail with clear errors", "[upload]"
     const auto levels = random_levels({8, 4}, 2);
     const auto level_spans = spans(levels);
     CHECK_THROWS_WITH(upload_image_mips(device, uploader, image, std::span(level_spans).first(1)),
-                      Catch::Contains("image has 2 mip levels, got 1"));
+                      Catch::Contains("image needs 2 levels (1 layers x 2 mips), got 1"));
     auto short_levels = levels;
     short_levels[1].pop_back();
     CHECK_THROWS_WITH(upload_image_mips(device, uploader, image, spans(short_levels)),

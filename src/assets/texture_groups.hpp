@@ -1,0 +1,45 @@
+// Texture groups: the textures of one size (width, height, mip count), which the renderers
+// keep in one 2D array image, a layer each. The renderers' texture table has
+// kMaxTextureGroups slots (drivers without descriptor indexing select textures by constant
+// index only), so packing resamples the textures of a scene's rarest sizes to the nearest
+// size it keeps; a packed scene never has more groups than the table holds.
+#pragma once
+
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "assets/scene_data.hpp"
+
+namespace batchsim::assets {
+
+inline constexpr std::size_t kMaxTextureGroups = BATCHSIM_MAX_TEXTURE_GROUPS;
+
+struct TextureSize {
+    std::uint32_t width = 0;
+    std::uint32_t height = 0;
+    std::uint32_t mip_count = 0;
+    auto operator<=>(const TextureSize&) const = default;
+};
+
+struct TextureGroups {
+    std::vector<TextureSize> sizes;    // per group, in the order of each size's first texture
+    std::vector<std::uint32_t> count;  // per group: its textures (layers)
+    std::vector<std::uint32_t> group;  // per texture: its group
+    std::vector<std::uint32_t> layer;  // per texture: its layer in its group, in texture order
+};
+
+// Groups textures by size; deterministic (texture order alone decides slots and layers).
+TextureGroups group_textures(std::span<const TextureSize> textures);
+
+std::vector<TextureSize> texture_sizes(std::span<const TextureData> textures);
+
+// With more than kMaxTextureGroups sizes, resamples every texture of the rarest sizes (fewest
+// textures; ties: the smaller area goes) to the nearest kept size (closest in log2 of width
+// and height; ties: the larger) and rebuilds its mip chain as the importer does. Returns how
+// many textures it resampled (0, leaving them untouched, with at most kMaxTextureGroups sizes).
+std::size_t limit_texture_sizes(std::vector<TextureData>& textures);
+
+}  // namespace batchsim::assets

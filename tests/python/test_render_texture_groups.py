@@ -1,0 +1,81 @@
+"""A scene of 500 textures in 22 sizes (non-powers of two among them) on both renderer
+backends against the CPU reference: importing resamples the rarest sizes so that at most 16
+remain (the renderers' texture groups, one 2D array image per size), and each texture must
+still be sampled from its own group and layer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import batchsim
+from batchsim.procgen.geometry import MeshData
+from batchsim.procgen.gltf import Material, encode_glb
+from batchsim.viz import encode_png
+from raycast_reference import ReferenceScene, render
+from test_render import compare, yaw_rotations
+
+TEXTURES = 500
+COLUMNS, QUAD = 25, 0.25  # a wall of 25 x 20 quads, 0.25 m each
+# 16 common sizes and 6 rare ones (3 textures each), which importing resamples.
+COMMON = [(12, 20), (48, 48), (64, 32), (8, 8), (16, 16), (32, 32), (20, 12), (24, 24)]
+COMMON += [(40, 10), (10, 40), (30, 30), (64, 64), (4, 4), (6, 9), (13, 7), (32, 16)]
+RARE = [(16, 32), (50, 50), (7, 13), (3, 5), (18, 18), (26, 14)]
+
+
+def texture_size(i: int) -> tuple[int, int]:
+    rare = TEXTURES - 3 * len(RARE)
+    return COMMON[i % len(COMMON)] if i < rare else RARE[(i - rare) // 3]
+
+
+def texture_image(i: int, size: tuple[int, int]) -> np.ndarray:
+    """A distinct colour, solid or (two textures in three) a gentle ridge across u or v,
+    continuous where the texture repeats: a strong or sharp pattern would differ between mip
+    levels, and the compute backend's isotropic ray cones are sometimes a level blurrier
+    than the reference on slanted views."""
+    width, height = size
+    colour = np.random.default_rng(i).integers(40, 216, 3)
+    u, v = np.meshgrid(np.linspace(-1, 1, width), np.linspace(-1, 1, height))
+    ridge = 1 - np.abs((u, v, np.ones_like(u))[i % 3])
+    return np.clip(colour + 30 * ridge[..., None], 0, 255).round().astype(np.uint8)
+
+
+def quad(i: int) -> MeshData:
+    x, y = (i % COLUMNS - COLUMNS / 2) * QUAD, (i // COLUMNS) * QUAD
+    positions = np.float32([[x, y, 0], [x + QUAD, y, 0], [x + QUAD, y + QUAD, 0], [x, y + QUAD, 0]])
+    normals = np.tile(np.float32([0, 0, 1]), (4, 1))
+    uvs = np.float32([[0, 1], [1, 1], [1, 0], [0, 0]])  # glTF: v = 0 is the top row
+    return MeshData(f"m{i}", positions, normals, uvs, np.uint32([[0, 1, 2], [0, 2, 3]]))
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory) -> batchsim.Scene:
+    out = tmp_path_factory.mktemp("texture_groups")
+    materials = {
+        f"m{i}": Material(f"m{i}", (1, 1, 1, 1), encode_png(texture_image(i, texture_size(i))))
+        for i in range(TEXTURES)
+    }
+    glb = out / "wall.glb"
+    glb.write_bytes(encode_glb([quad(i) for i in range(TEXTURES)], materials, "wall"))
+    return batchsim.import_scene(glb, out / "wall.bsscene", bake_navmesh=False)
+
+
+def test_importing_keeps_at_most_16_sizes(scene):
+    assert scene.texture_count == TEXTURES
+    sizes = {(t["width"], t["height"]) for t in map(scene.texture, range(TEXTURES))}
+    assert sizes == set(COMMON)
+
+
+def test_500_textures_match_the_reference(scene, cpu_context, backend):
+    # The whole wall from afar (tiny mips), then three close views at angles.
+    positions = np.float32([[0, 2.5, 3.3], [-2, 1, 0.7], [1.5, 3.6, 0.9], [0.2, 4.3, 1.2]])
+    rotations = yaw_rotations(np.float32([0, 0.4, -0.3, 0.1]))
+    views = len(positions)
+    renderer = batchsim.BatchRenderer(
+        cpu_context,
+        batchsim.RendererConfig(views=views, width=32, height=32, places=1, backend=backend),
+    )
+    renderer.set_scene(0, scene)
+    renderer.render(positions, rotations, np.zeros(views, np.uint32))
+    reference = render(ReferenceScene(scene), positions, rotations, width=32, height=32)
+    compare(renderer, reference, f"{backend}: {TEXTURES} textures")
