@@ -124,6 +124,14 @@ const aiScene& read_scene(Assimp::Importer& importer, const fs::path& source) {
     return *scene;
 }
 
+// glTF COLOR_0 (linear RGBA) as the vertex's RGBA8 with sRGB-encoded RGB.
+std::uint32_t pack_color(const aiColor4D& c) {
+    const float alpha = c.a > 0 ? std::min(c.a, 1.0f) : 0.0f;  // NaN -> 0
+    return std::uint32_t{linear_to_srgb_byte(c.r)} | std::uint32_t{linear_to_srgb_byte(c.g)} << 8 |
+           std::uint32_t{linear_to_srgb_byte(c.b)} << 16 |
+           static_cast<std::uint32_t>(std::lround(alpha * 255.0f)) << 24;
+}
+
 Vertex make_vertex(const aiMesh& mesh, unsigned i, const Transform& t) {
     const Vec3 p = t.rotate(mesh.mVertices[i]);
     Vec3 n = mesh.mNormals ? t.rotate(mesh.mNormals[i]) : Vec3{0, 1, 0};
@@ -132,7 +140,9 @@ Vertex make_vertex(const aiMesh& mesh, unsigned i, const Transform& t) {
     n = std::isfinite(length) && length > 1e-12f ? Vec3{n[0] / length, n[1] / length, n[2] / length}
                                                  : Vec3{0, 1, 0};
     const aiVector3D uv = mesh.mTextureCoords[0] ? mesh.mTextureCoords[0][i] : aiVector3D{};
-    return {p[0] * t.scale, p[1] * t.scale, p[2] * t.scale, n[0], n[1], n[2], uv.x, uv.y};
+    const std::uint32_t color =
+        mesh.mColors[0] ? pack_color(mesh.mColors[0][i]) : gpu::kWhiteVertex;
+    return {p[0] * t.scale, p[1] * t.scale, p[2] * t.scale, n[0], n[1], n[2], uv.x, uv.y, color};
 }
 
 double triangle_area(const Vertex& a, const Vertex& b, const Vertex& c) {

@@ -29,12 +29,6 @@ const std::array<float, 256>& srgb_to_linear_table() {
     return table;
 }
 
-std::uint8_t linear_to_srgb_byte(float linear) {
-    const float l = std::clamp(linear, 0.0f, 1.0f);
-    const float c = l <= 0.0031308f ? l * 12.92f : 1.055f * std::pow(l, 1.0f / 2.4f) - 0.055f;
-    return static_cast<std::uint8_t>(std::lround(c * 255.0f));
-}
-
 void check_size(std::uint32_t width, std::uint32_t height, const std::string& name) {
     BATCHSIM_CHECK(width > 0 && height > 0 && width <= kMaxTextureSize && height <= kMaxTextureSize,
                    CorruptData,
@@ -69,6 +63,12 @@ void downsample(const std::uint8_t* src, std::uint32_t sw, std::uint32_t sh, std
 }
 
 }  // namespace
+
+std::uint8_t linear_to_srgb_byte(float linear) {
+    const float l = linear > 0 ? std::min(linear, 1.0f) : 0.0f;  // NaN -> 0
+    const float c = l <= 0.0031308f ? l * 12.92f : 1.055f * std::pow(l, 1.0f / 2.4f) - 0.055f;
+    return static_cast<std::uint8_t>(std::lround(c * 255.0f));
+}
 
 std::uint32_t full_mip_count(std::uint32_t width, std::uint32_t height) {
     return static_cast<std::uint32_t>(std::bit_width(std::max({width, height, 1u})));

@@ -56,12 +56,14 @@ def test_imported_scenes_carry_a_bvh_within_the_gpu_stack_depth(tmp_path):
     assert box.bvh_node_count >= 1 and 1 <= box.bvh_depth <= 64
 
 
-def test_version_1_scene_files_ask_for_a_reimport(tmp_path):
+@pytest.mark.parametrize("version", [1, 2])
+def test_older_scene_files_ask_for_a_reimport(tmp_path, version):
     path = tmp_path / "old.bsscene"
     batchsim.import_scene(BOX_GLTF, path, bake_navmesh=False)
     data = path.read_bytes()
-    path.write_bytes(data[:8] + struct.pack("<I", 1) + data[12:])
-    with pytest.raises(batchsim.FormatError, match=r"unsupported version 1 .*re-import the scene"):
+    path.write_bytes(data[:8] + struct.pack("<I", version) + data[12:])
+    pattern = rf"unsupported version {version} .*re-import the scene"
+    with pytest.raises(batchsim.FormatError, match=pattern):
         batchsim.Scene.load(path)
 
 
