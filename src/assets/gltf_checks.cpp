@@ -1,5 +1,6 @@
 #include "assets/gltf_checks.hpp"
 
+#include <array>
 #include <cctype>
 #include <initializer_list>
 #include <string>
@@ -10,8 +11,11 @@
 namespace batchsim::assets::gltf {
 namespace {
 
-constexpr std::string_view kBasisu = "KHR_texture_basisu";
 constexpr std::string_view kTransform = "KHR_texture_transform";
+// Texture extensions whose images are Basis Universal: the ratified one (KTX2 images) and
+// Google's earlier one (.basis files).
+constexpr std::array<std::string_view, 2> kBasisExtensions{"KHR_texture_basisu",
+                                                           "GOOGLE_texture_basis"};
 
 bool ends_with_ignoring_case(std::string_view text, std::string_view suffix) {
     if (text.size() < suffix.size()) return false;
@@ -35,25 +39,30 @@ std::string material_name(const JsonValue& material, std::size_t index) {
                : str("material ", index);
 }
 
-bool is_ktx2_image(const JsonValue* image) {
+bool is_basis_image(const JsonValue* image) {
     if (image == nullptr) return false;
     const JsonValue* mime = image->find("mimeType");
     const JsonValue* uri = image->find("uri");
-    return (mime && mime->text == "image/ktx2") ||
-           (uri && ends_with_ignoring_case(uri->text, ".ktx2"));
+    return (mime && (mime->text == "image/ktx2" || mime->text == "image/basis")) ||
+           (uri && (ends_with_ignoring_case(uri->text, ".ktx2") ||
+                    ends_with_ignoring_case(uri->text, ".basis")));
 }
 
 // Why texture `texture` cannot give a base colour, or empty if it can.
 std::string unusable_texture(const JsonValue& doc, const JsonValue& texture) {
     const JsonValue* source = texture.find("source");
-    const JsonValue* basisu = member_path(&texture, {"extensions", kBasisu});
-    if (source == nullptr || !source->as_index())
-        return basisu ? str("its only image is KTX2 (", kBasisu, ", no PNG/JPEG fallback source)")
-                      : std::string();
+    if (source == nullptr || !source->as_index()) {
+        for (const std::string_view extension : kBasisExtensions) {
+            if (member_path(&texture, {"extensions", extension}))
+                return str("its only image is KTX2 / Basis (", extension,
+                           ", no PNG/JPEG fallback source)");
+        }
+        return {};
+    }
     const JsonValue* image = member_path(&doc, {"images"});
     image = image ? image->at(*source->as_index()) : nullptr;
-    return is_ktx2_image(image) ? str("its image ", *source->as_index(), " is KTX2")
-                                : std::string();
+    return is_basis_image(image) ? str("its image ", *source->as_index(), " is KTX2 / Basis")
+                                 : std::string();
 }
 
 void check_texture_image(const JsonValue& doc, const JsonValue& info, const std::string& material,

@@ -1,6 +1,7 @@
 // glTF features Assimp drops without a word, refused here so that no scene renders wrong:
-// base-colour textures whose only image is KTX2 (KHR_texture_basisu, as HM3D ships them)
-// and a KHR_texture_transform texCoord that overrides the texture's own.
+// base-colour textures whose only image is Basis Universal (KTX2 through KHR_texture_basisu,
+// or .basis through the older GOOGLE_texture_basis) and a KHR_texture_transform texCoord
+// that overrides the texture's own.
 #pragma once
 
 #include <string_view>
@@ -13,7 +14,8 @@ namespace batchsim::assets::gltf {
 // package @gltf-transform/cli), which calls KTX-Software's `ktx` tool.
 inline constexpr std::string_view kKtx2Advice =
     "convert its textures to PNG first, e.g. `gltf-transform ktxdecompress in.glb out.glb` "
-    "(npm package @gltf-transform/cli; it needs KTX-Software's `ktx` tool)";
+    "(npm package @gltf-transform/cli; it needs KTX-Software's `ktx` tool), or use a release "
+    "of the scene with PNG/JPEG textures (HM3D has one besides its .basis.glb files)";
 
 // Checks every material's base-colour texture in `doc` (a parsed glTF). Throws
 // Error(Unsupported) naming `origin`, the material and texture, the extension and what to do.

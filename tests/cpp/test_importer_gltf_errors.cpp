@@ -80,6 +80,12 @@ TEST_CASE("glTF: KTX2 base-colour textures are refused with a conversion command
         import_error(dir.write("plain.glb", textured_glb(R"({"source":0})", ktx2_only)));
     CHECK(plain.kind() == Error::Kind::Unsupported);
     CHECK_THAT(plain.what(), Catch::Contains("image 0 is KTX2"));
+    // Google's earlier extension (.basis images): the same.
+    const Error google = import_error(dir.write(
+        "google.glb", textured_glb(R"({"extensions":{"GOOGLE_texture_basis":{"source":0}}})",
+                                   ktx2_only, {R"("GOOGLE_texture_basis")"})));
+    CHECK(google.kind() == Error::Kind::Unsupported);
+    CHECK_THAT(google.what(), Catch::Contains("GOOGLE_texture_basis"));
     // With a PNG fallback as the spec recommends, the PNG is used.
     const auto with_fallback = [](GltfWriter& w) {
         return std::vector<std::string>{embedded(w, kKtx2Bytes, "image/ktx2"),
