@@ -29,10 +29,11 @@ SceneData triangle() {
     return scene;
 }
 
-// A quad in two chunks, two materials, two textures with mips, and a navmesh blob.
+// A quad in two chunks, two materials, two textures with mips, a vertex colour and a navmesh
+// blob.
 SceneData textured_quad() {
     SceneData scene = triangle();
-    scene.vertices.push_back({1, 0.5f, 1, 0, 1, 0, 1, 1});
+    scene.vertices.push_back({1, 0.5f, 1, 0, 1, 0, 1, 1, 0x80ff4020u});  // a vertex colour
     scene.indices = {0, 1, 2, 1, 3, 2};
     scene.chunks = {{0, 0, 0, 0, 1, 0, 1, 3, 0, 0, 0, 0}, {0, 0, 0, 3, 1, 0.5f, 1, 3, 1, 0, 0, 0}};
     scene.materials = {{1, 1, 1, 1, 0, 0, 0, 0}, {1, 0.5f, 0.5f, 1, 1, 0, 0, 0}};

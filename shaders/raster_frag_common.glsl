@@ -1,8 +1,8 @@
 // The raster renderer's fragment stage, written once for its three output sets. Before
 // including this, a variant defines WRITE_DEPTH and WRITE_RGB (1 or 0): each output it
 // writes takes the next colour location, depth first. Depth is the view-axis distance
-// (linear metres); colour is the unlit base colour factor times the sRGB texture (sampled
-// in linear space), encoded to sRGB here because the colour target is UNORM (so its bytes
+// (linear metres); colour is the unlit base colour factor times the vertex colour times the
+// sRGB texture (sampled in linear space), encoded to sRGB here because the colour target is UNORM (so its bytes
 // can be copied out as they are).
 
 layout(push_constant) uniform Push {
@@ -12,6 +12,7 @@ layout(push_constant) uniform Push {
 #if WRITE_RGB
 layout(location = 0) in vec2 in_uv;
 layout(location = 1) flat in uint in_material;
+layout(location = 2) in vec3 in_vertex_color;
 #endif
 
 #if WRITE_DEPTH
@@ -50,7 +51,8 @@ void main() {
 #endif
 #if WRITE_RGB
     const Material material = MaterialArray(params.materials).items[in_material];
-    vec4 color = vec4(material.base_r, material.base_g, material.base_b, 1.0);
+    const vec3 factor = vec3(material.base_r, material.base_g, material.base_b);
+    vec4 color = vec4(factor * in_vertex_color, 1.0);
     const vec2 dx = dFdx(in_uv), dy = dFdy(in_uv);
     if (material.base_color_texture != kNoTexture)
         color.rgb *= sample_texture(material.base_color_texture, material.base_color_layer,

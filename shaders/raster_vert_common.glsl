@@ -10,6 +10,7 @@ layout(push_constant) uniform Push {
 #if WRITE_RGB
 layout(location = 0) out vec2 out_uv;
 layout(location = 1) flat out uint out_material;
+layout(location = 2) out vec3 out_vertex_color;  // linear: interpolated as light, like texels
 #endif
 
 out float gl_ClipDistance[4];
@@ -36,5 +37,6 @@ void main() {
 #if WRITE_RGB
     out_uv = vec2(vertex.u, vertex.v);
     out_material = info.material;
+    out_vertex_color = vertex_color(vertex.color);
 #endif
 }

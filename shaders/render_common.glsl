@@ -36,6 +36,12 @@ vec3 to_camera(CameraPose pose, vec3 world) {
     return rotate(inverse, world - vec3(pose.x, pose.y, pose.z));
 }
 
+// A vertex's colour (RGBA8, sRGB-encoded RGB) as linear RGB.
+vec3 vertex_color(uint packed) {
+    const vec3 c = unpackUnorm4x8(packed).rgb;
+    return mix(pow((c + 0.055) / 1.055, vec3(2.4)), c / 12.92, lessThanEqual(c, vec3(0.04045)));
+}
+
 // Linear colour to the sRGB encoding the colour output holds.
 vec3 srgb_encode(vec3 linear) {
     const vec3 low = linear * 12.92;

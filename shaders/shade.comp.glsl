@@ -6,10 +6,10 @@
 // The compute renderer's shading pass, one dispatch per resident place (texture groups are
 // bound per place: drivers without descriptor indexing select them by constant index only). Each
 // thread of a view of that place that hit something writes the unlit base colour there: the
-// material's factor times its texture at the hit's interpolated texture coordinates, at a
-// mip level chosen from the ray cone's footprint (Akenine-Moller et al. 2019, "Texture Level
-// of Detail Strategies for Real-Time Ray Tracing"), in place of the raster pipeline's
-// screen-space derivatives.
+// material's factor times the interpolated vertex colour times its texture at the hit's
+// interpolated texture coordinates, at a mip level chosen from the ray cone's footprint
+// (Akenine-Moller et al. 2019, "Texture Level of Detail Strategies for Real-Time Ray
+// Tracing"), in place of the raster pipeline's screen-space derivatives.
 
 #include "shared.h"
 #include "render_common.glsl"
@@ -73,7 +73,9 @@ uint shade(CameraPose pose, uvec2 pixel, TraceHit hit) {
     const vec2 uv = ta * (1.0 - b.x - b.y) + tb * b.x + tc * b.y;
 
     const Material material = MaterialArray(params.materials).items[floatBitsToUint(w1.w)];
-    vec3 color = vec3(material.base_r, material.base_g, material.base_b);
+    const vec3 vertex_rgb = vertex_color(va.color) * (1.0 - b.x - b.y) +
+                            vertex_color(vb.color) * b.x + vertex_color(vc.color) * b.y;
+    vec3 color = vec3(material.base_r, material.base_g, material.base_b) * vertex_rgb;
     if (material.base_color_texture != kNoTexture) {
         const vec3 camera = camera_ray(pixel, uvec2(params.width, params.height),
                                        vec2(params.tan_half_x, params.tan_half_y));

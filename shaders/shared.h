@@ -10,8 +10,12 @@ namespace batchsim::gpu {
 using uint = std::uint32_t;
 using std::uint64_t;
 #define BATCHSIM_GPU_CONST(type, name, value) inline constexpr type name = value
+// A struct member's default in C++ (GLSL structs have none): brace-initialised structs that
+// leave the member out still get the value.
+#define BATCHSIM_GPU_DEFAULT(value) = value
 #else
 #define BATCHSIM_GPU_CONST(type, name, value) const type name = value
+#define BATCHSIM_GPU_DEFAULT(value)
 #endif
 
 // ---- fill_pattern.comp: writes a reproducible pattern (self-tests of export and sync) ----
@@ -35,11 +39,18 @@ struct FillPatternParams {
 
 // ---- scene geometry: stored as-is in packed scene files and read by the renderers ----
 
-// One mesh vertex: position in metres (y up), unit normal, texture coordinates.
+// Vertex colour of a model without one (opaque white: the base colour alone).
+BATCHSIM_GPU_CONST(uint, kWhiteVertex, 0xffffffffu);
+
+// One mesh vertex: position in metres (y up), unit normal, texture coordinates and colour.
+// The colour (glTF COLOR_0) multiplies the material's base colour and texture; it is RGBA8
+// with sRGB-encoded RGB like the textures (8 linear bits would band in the dark), red in the
+// low byte (unpackUnorm4x8 order).
 struct Vertex {
     float px, py, pz;
     float nx, ny, nz;
     float u, v;
+    uint color BATCHSIM_GPU_DEFAULT(kWhiteVertex);
 };
 
 // A run of triangles of one material inside a small spatial box: the unit of GPU culling.
@@ -252,8 +263,9 @@ static_assert(sizeof(RasterParams) == 80 && offsetof(RasterParams, view) == 32);
 
 #ifdef __cplusplus
 static_assert(sizeof(CameraPose) == 32 && offsetof(CameraPose, qx) == 16);
-static_assert(sizeof(Vertex) == 32);
+static_assert(sizeof(Vertex) == 36);
 static_assert(offsetof(Vertex, nx) == 12 && offsetof(Vertex, u) == 24);
+static_assert(offsetof(Vertex, color) == 32);
 static_assert(sizeof(MeshChunk) == 48);
 static_assert(offsetof(MeshChunk, first_index) == 12 && offsetof(MeshChunk, index_count) == 28);
 static_assert(offsetof(MeshChunk, material) == 32);

@@ -36,12 +36,20 @@ std::string axes_for_up(char up);
 // "z"). Throws Error(InvalidArgument) quoting `spec` unless it is a signed permutation.
 AxisMatrix parse_axes(std::string_view spec);
 
+// det(m): -1 for a mapping that mirrors the model (its winding must flip), else 1.
+float determinant(const AxisMatrix& m);
+
 // Imports `source`. Throws Error(FileNotFound) if it does not exist, Error(InvalidArgument)
-// for bad options, Error(CorruptData) if Assimp cannot read it, it holds no triangles, a
-// position is not finite, its total triangle area is below 1e-8 m^2, or a texture it
-// embeds or names cannot be decoded. Zero-area triangles are dropped. A missing external texture
-// file is not an error: the material keeps its colour without a texture and a warning goes to
-// stderr (scans often ship without some textures, and geometry is what navigation and depth need).
+// for bad options, Error(CorruptData) if it is empty, Assimp cannot read it, it holds no
+// triangles, a position is not finite, its total triangle area is below 1e-8 m^2, or a
+// texture it embeds or names cannot be decoded, Error(Unsupported) for textures batchsim
+// cannot decode (KTX2 / KHR_texture_basisu, with how to convert them) and glTF features
+// Assimp would silently get wrong (see gltf_checks.hpp). Zero-area triangles are dropped.
+// A glTF's missing external texture is Error(FileNotFound); other formats' missing textures
+// (their paths are often the author's absolute ones) leave the material untextured, with a
+// warning on stderr. glTF details: node transforms are baked into positions, every
+// primitive keeps its material, COLOR_0 becomes the vertex colour, and the base-colour
+// texture's texCoord and KHR_texture_transform are baked into the UVs.
 SceneData import_model(const std::filesystem::path& source, const ImportOptions& options);
 
 }  // namespace batchsim::assets

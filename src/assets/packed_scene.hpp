@@ -2,11 +2,11 @@
 // in one file that loads with one read into one aligned buffer and no parsing. Records are
 // declared in packed_scene_format.hpp.
 //
-// Layout, version 2, little-endian, every offset from the start of the file:
+// Layout, version 3, little-endian, every offset from the start of the file:
 //
 //   0    Header (64 bytes)
 //          char[8]  magic "BSSCENE\0"
-//          u32      version = 2
+//          u32      version = 3
 //          u32      section_count (at most one section of each kind: <= 11)
 //          u64      file_size, the exact size of the file
 //          u32      table_crc32: zlib crc32 of the section table
@@ -25,7 +25,7 @@
 //   1     info            InfoRecord (64 bytes)    exactly one: finite bounds, counts,
 //                                                  up axis (1 = +y), metres per unit (1),
 //                                                  source name (offset, length in strings)
-//   2     vertices        shared.h Vertex (32)     vertex_count >= 1, all finite
+//   2     vertices        shared.h Vertex (36)     vertex_count >= 1, floats finite
 //   3     indices         u32                      index_count: a multiple of 3, >= 3,
 //                                                  each < vertex_count
 //   4     chunks          shared.h MeshChunk (48)  cover [0, index_count) exactly once in
@@ -48,17 +48,18 @@
 // Kinds 1-7, 9, 10 and 11 are required (possibly empty: a scene without textures has empty
 // texture sections). A kind this build does not know is rejected, not skipped: each
 // version defines every kind, and a writer that adds one bumps the version (2 added the
-// BVH), so that no reader silently drops data the writer meant it to use. The writer
-// builds the BVH from the geometry every time (assets/bvh.hpp; SceneData does not carry
-// it), deterministically, so that packing a loaded scene again gives the same bytes. The
+// BVH; 3 grew Vertex by its colour), so that no reader silently drops data the writer meant
+// it to use. The writer builds the BVH from the geometry every time (assets/bvh.hpp; SceneData does
+// not carry it), deterministically, so that packing a loaded scene again gives the same bytes. The
 // writer is declared in packed_scene_writer.hpp; this header is the reader.
 //
 // Loading validates everything before anything is used, and throws Error(CorruptData)
 // naming the file and what is wrong: magic, version, sizes, checksums, the section table
 // (bounds, alignment, overlap, duplicates, element sizes), counts, index and material
 // ranges, chunk coverage, texture sizes against their mip chains, finite floats, the BVH's
-// structure (in linear time; nothing is rebuilt). Other versions are rejected: a version 1
-// file (no BVH) with the advice to re-import the scene or rebuild procedural scenes.
+// structure (in linear time; nothing is rebuilt). Other versions are rejected: older files
+// (version 1: no BVH, 2: no vertex colour) with the advice to re-import the scene or rebuild
+// procedural scenes.
 #pragma once
 
 #include <array>

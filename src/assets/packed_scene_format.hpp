@@ -19,8 +19,8 @@ namespace batchsim::assets::packed {
 static_assert(std::endian::native == std::endian::little, "packed scenes are little-endian");
 
 inline constexpr std::array<char, 8> kMagic{'B', 'S', 'S', 'C', 'E', 'N', 'E', '\0'};
-// Version 2 added the BVH sections (kinds 10 and 11).
-inline constexpr std::uint32_t kVersion = 2;
+// Version 2 added the BVH sections (kinds 10 and 11); 3 the vertex colour (Vertex: 36 bytes).
+inline constexpr std::uint32_t kVersion = 3;
 // Every section starts at a multiple of this: a cache line, more than any element needs,
 // and what SIMD loads and GPU staging copies like. Pages (4096) would waste up to 36 KiB
 // in small scenes and buy nothing, since the file is read or mapped whole.

@@ -29,12 +29,6 @@ const std::array<float, 256>& srgb_to_linear_table() {
     return table;
 }
 
-std::uint8_t linear_to_srgb_byte(float linear) {
-    const float l = std::clamp(linear, 0.0f, 1.0f);
-    const float c = l <= 0.0031308f ? l * 12.92f : 1.055f * std::pow(l, 1.0f / 2.4f) - 0.055f;
-    return static_cast<std::uint8_t>(std::lround(c * 255.0f));
-}
-
 void check_size(std::uint32_t width, std::uint32_t height, const std::string& name) {
     BATCHSIM_CHECK(width > 0 && height > 0 && width <= kMaxTextureSize && height <= kMaxTextureSize,
                    CorruptData,
@@ -68,7 +62,28 @@ void downsample(const std::uint8_t* src, std::uint32_t sw, std::uint32_t sh, std
     }
 }
 
+// Formats stb_image cannot read but models ship: KTX (1.1) and KTX2 (Basis Universal).
+bool is_ktx(std::span<const std::uint8_t> bytes) {
+    static constexpr std::array<std::uint8_t, 5> kKtx{0xab, 'K', 'T', 'X', ' '};
+    return bytes.size() >= kKtx.size() && std::equal(kKtx.begin(), kKtx.end(), bytes.begin());
+}
+
+// The first bytes of an undecodable image in hex, to tell a format from garbage.
+std::string leading_bytes(std::span<const std::uint8_t> bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (std::size_t i = 0; i < std::min<std::size_t>(bytes.size(), 8); ++i)
+        out += str(i ? " " : "", kHex[bytes[i] >> 4], kHex[bytes[i] & 15]);
+    return out;
+}
+
 }  // namespace
+
+std::uint8_t linear_to_srgb_byte(float linear) {
+    const float l = linear > 0 ? std::min(linear, 1.0f) : 0.0f;  // NaN -> 0
+    const float c = l <= 0.0031308f ? l * 12.92f : 1.055f * std::pow(l, 1.0f / 2.4f) - 0.055f;
+    return static_cast<std::uint8_t>(std::lround(c * 255.0f));
+}
 
 std::uint32_t full_mip_count(std::uint32_t width, std::uint32_t height) {
     return static_cast<std::uint32_t>(std::bit_width(std::max({width, height, 1u})));
@@ -100,11 +115,19 @@ TextureData make_texture(std::string name, std::uint32_t width, std::uint32_t he
 TextureData decode_texture(std::span<const std::uint8_t> encoded, std::string name) {
     BATCHSIM_CHECK(!encoded.empty() && encoded.size() <= std::size_t{INT32_MAX}, CorruptData,
                    str("texture '", name, "' has ", encoded.size(), " bytes"));
+    BATCHSIM_CHECK(!is_ktx(encoded), Unsupported,
+                   str("texture '", name, "' is a KTX / KTX2 (Basis Universal) image, which ",
+                       "batchsim cannot decode; convert it to PNG first (KTX-Software: `ktx ",
+                       "extract in.ktx2 out.png`; a glTF: `gltf-transform ktxdecompress in.glb ",
+                       "out.glb`)"));
     const int length = static_cast<int>(encoded.size());
     int w = 0, h = 0, channels = 0;
     // Check the header first so a corrupt size never turns into a giant allocation.
     BATCHSIM_CHECK(stbi_info_from_memory(encoded.data(), length, &w, &h, &channels) != 0,
-                   CorruptData, str("cannot decode texture '", name, "': ", stbi_failure_reason()));
+                   CorruptData,
+                   str("cannot decode texture '", name, "': ", stbi_failure_reason(),
+                       " (expected PNG, JPEG, TGA, BMP, PSD, GIF, HDR, PIC or PNM; its first ",
+                       "bytes are ", leading_bytes(encoded), ")"));
     check_size(static_cast<std::uint32_t>(std::max(w, 0)),
                static_cast<std::uint32_t>(std::max(h, 0)), name);
     const std::unique_ptr<stbi_uc, void (*)(void*)> pixels(

@@ -19,9 +19,13 @@ inline constexpr std::uint32_t kMaxTextureSize = 16384;
 std::uint32_t full_mip_count(std::uint32_t width, std::uint32_t height);
 
 // Decodes an encoded image (PNG, JPEG, TGA, BMP, ... anything stb_image reads) to RGBA8 with
-// a full mip chain. Throws Error(CorruptData) naming `name` if it cannot be decoded or its
-// size is 0 or above kMaxTextureSize.
+// a full mip chain. Throws Error(Unsupported) for KTX / KTX2 images (with how to convert
+// them), Error(CorruptData) naming `name` if it cannot be decoded or its size is 0 or above
+// kMaxTextureSize.
 TextureData decode_texture(std::span<const std::uint8_t> encoded, std::string name);
+
+// A linear value in [0, 1] (clamped; NaN as 0) as an sRGB-encoded byte, rounded.
+std::uint8_t linear_to_srgb_byte(float linear);
 
 // Wraps width x height RGBA8 pixels (top row first) and appends the full mip chain.
 // Throws Error(CorruptData) on a bad size and Error(InvalidArgument) if `rgba` has the

@@ -26,7 +26,7 @@ py::array_t<T> copy_rows(const T* data, std::size_t rows, std::size_t cols) {
     return out;
 }
 
-// Columns [first, first + cols) of each vertex (8 floats: position, normal, uv).
+// Float columns [first, first + cols) of each vertex (8 floats: position, normal, uv).
 py::array_t<float> vertex_columns(const Scene& s, std::size_t first, std::size_t cols) {
     const auto vertices = s->vertices();
     py::array_t<float> out(
@@ -35,6 +35,18 @@ py::array_t<float> vertex_columns(const Scene& s, std::size_t first, std::size_t
     for (const auto& v : vertices) {
         const float* src = &v.px + first;
         dst = std::copy(src, src + cols, dst);
+    }
+    return out;
+}
+
+// Each vertex's colour: RGBA8 [V, 4], RGB sRGB-encoded (white where the model has none).
+py::array_t<std::uint8_t> vertex_colors(const Scene& s) {
+    const auto vertices = s->vertices();
+    py::array_t<std::uint8_t> out({static_cast<py::ssize_t>(vertices.size()), py::ssize_t{4}});
+    std::uint8_t* dst = out.mutable_data();
+    for (const auto& v : vertices) {
+        for (std::uint32_t channel = 0; channel < 4; ++channel)
+            *dst++ = static_cast<std::uint8_t>(v.color >> (8 * channel));
     }
     return out;
 }
@@ -130,6 +142,8 @@ void bind_scene_class(py::module_& m) {
         .def("positions", [](const Scene& s) { return vertex_columns(s, 0, 3); })
         .def("normals", [](const Scene& s) { return vertex_columns(s, 3, 3); })
         .def("uvs", [](const Scene& s) { return vertex_columns(s, 6, 2); })
+        .def("colors", &vertex_colors,
+             "Vertex colours: uint8 [V, 4], RGB sRGB-encoded; 255s where the model has none.")
         .def("indices",
              [](const Scene& s) {
                  return copy_rows(s->indices().data(), s->indices().size() / 3, 3);

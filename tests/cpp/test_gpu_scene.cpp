@@ -98,8 +98,9 @@ TEST_CASE_METHOD(Fixture, "a GPU scene holds the packed scene's bytes exactly", 
         CHECK(offset == texture.pixels.size());
     }
     const VkDeviceSize data = gpu_scene_data_bytes(packed);
-    CHECK(data == 4 * 32 + 6 * 4 + 2 * 48 + 2 * 32 + packed.texture(0).pixels.size() +
-                      packed.texture(1).pixels.size());
+    constexpr std::size_t kGeometry =
+        4 * sizeof(batchsim::gpu::Vertex) + std::size_t{6 * 4 + 2 * 48 + 2 * 32};
+    CHECK(data == kGeometry + packed.texture(0).pixels.size() + packed.texture(1).pixels.size());
     CHECK(scene.bytes() >= data);
     CHECK(scene.bytes() <=
           data + VkDeviceSize{6} * 65536);  // at most alignment slack per allocation

@@ -224,11 +224,11 @@ TEST_CASE("header corruption is caught", "[packed_scene]") {
     auto version = good;
     version[8] = 7;
     require_corrupt(version,
-                    "unsupported version 7 (this build reads version 2): it was written by a "
+                    "unsupported version 7 (this build reads version 3): it was written by a "
                     "newer batchsim");
-    version[8] = 1;  // before the BVH sections
+    version[8] = 2;  // before the vertex colours
     require_corrupt(version,
-                    "unsupported version 1 (this build reads version 2): re-import the scene "
+                    "unsupported version 2 (this build reads version 3): re-import the scene "
                     "(batchsim import) or rebuild procedural scenes (batchsim procgen)");
     auto header = good;
     header[20] ^= 1;  // file_size

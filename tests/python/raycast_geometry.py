@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from raycast_textures import texel_linear
+from raycast_textures import srgb_to_linear, texel_linear
 
 NEAR, FAR = 0.01, 1000.0
 BLOCK_TRIANGLES = 16  # triangles per culling box inside a chunk: small boxes, few pairs
@@ -32,6 +32,8 @@ class ReferenceScene:
         self.scene = scene
         positions = scene.positions().astype(np.float64)
         self.uvs = scene.uvs().astype(np.float64)
+        # vertex colours, decoded per vertex to linear RGB (what is interpolated)
+        self.vertex_rgb = srgb_to_linear(scene.colors()[:, :3] / 255.0)
         self.tri = scene.indices().astype(np.int64)
         v0, v1, v2 = (positions[self.tri[:, k]] for k in range(3))
         self.v0, self.e1, self.e2 = v0, v1 - v0, v2 - v0

@@ -25,10 +25,12 @@ Conventions (what the renderer must produce):
   chunks are drawn (the renderer draws chunks).
 - depth[n, 0, r, c] = the z-distance (not the ray length) of the nearest hit with
   near <= z <= far; 0.0 where nothing is hit (as Habitat's depth sensor reads there).
-- rgb[n, r, c] = unlit colour: the material's base colour factor (linear RGBA) times its
-  base-colour texture sampled at the hit's interpolated UV, in linear space, encoded to sRGB
-  8-bit (round half up); alpha 255. (0, 0, 0, 255) where nothing is hit. Untextured materials
-  give the factor alone.
+- rgb[n, r, c] = unlit colour: the material's base colour factor (linear RGBA) times the
+  vertex colour (glTF COLOR_0: each vertex's sRGB bytes decoded to linear, then interpolated
+  with the hit's barycentrics; white without one) times its base-colour texture sampled at
+  the hit's interpolated UV, in linear space, encoded to sRGB 8-bit (round half up); alpha
+  255. (0, 0, 0, 255) where nothing is hit. Untextured materials give the factor times the
+  vertex colour.
 - Texture sampling is a GPU's with a linear / linear / repeat sampler on an SRGB image: texel
   bytes are sRGB (RGB; alpha linear) and are decoded to linear before any filtering; UVs wrap
   (repeat); bilinear within a level with texel centres at half-integers (x = u * w - 0.5);
@@ -168,15 +170,22 @@ def _plane_uv(geo: ReferenceScene, tri, o, d) -> np.ndarray:
 
 
 def _interpolate_uv(geo: ReferenceScene, tri, b1, b2) -> np.ndarray:
-    uv0, uv1, uv2 = (geo.uvs[geo.tri[tri, k]] for k in range(3))
-    return uv0 + b1[:, None] * (uv1 - uv0) + b2[:, None] * (uv2 - uv0)
+    return _interpolate(geo.uvs, geo.tri[tri], b1, b2)
+
+
+def _interpolate(values, corners, b1, b2) -> np.ndarray:
+    """values[corners[:, 0]] + b1 * (values[corners[:, 1]] - ...) + b2 * (...): per hit."""
+    v0, v1, v2 = (values[corners[:, k]] for k in range(3))
+    return v0 + b1[:, None] * (v1 - v0) + b2[:, None] * (v2 - v0)
 
 
 def _shade(geo: ReferenceScene, tri, bary, o, d, dx, dy):
     """Linear RGB [M, 3], UVs [M, 2] and LOD [M] (NaN untextured) of hits on `tri`."""
     uv = _interpolate_uv(geo, tri, bary[:, 0], bary[:, 1])
     material = geo.tri_material[tri]
-    color = geo.base_color[material, :3].copy()
+    color = geo.base_color[material, :3] * _interpolate(
+        geo.vertex_rgb, geo.tri[tri], bary[:, 0], bary[:, 1]
+    )
     lod = np.full(len(tri), np.nan)
     texture = geo.texture_of[material]
     for index in np.unique(texture[texture >= 0]):

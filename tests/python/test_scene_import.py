@@ -11,11 +11,14 @@ import pytest
 
 import batchsim
 from batchsim.cli import main
+from batchsim.viz import encode_png
+from glb_writer import GlbWriter, grid
 
 MODELS = Path(os.environ.get("BATCHSIM_ASSIMP_MODELS", "/usr/share/assimp/models"))
 pytestmark = pytest.mark.skipif(not MODELS.is_dir(), reason="assimp-testmodels not installed")
 BOX_GLTF = MODELS / "glTF2/BoxTextured-glTF/BoxTextured.gltf"
 SPIDER_OBJ = MODELS / "OBJ/spider.obj"
+KTX = "KHR_texture_basisu"
 
 
 def gltf_triangle_count(path: Path) -> int:
@@ -56,12 +59,14 @@ def test_imported_scenes_carry_a_bvh_within_the_gpu_stack_depth(tmp_path):
     assert box.bvh_node_count >= 1 and 1 <= box.bvh_depth <= 64
 
 
-def test_version_1_scene_files_ask_for_a_reimport(tmp_path):
+@pytest.mark.parametrize("version", [1, 2])
+def test_older_scene_files_ask_for_a_reimport(tmp_path, version):
     path = tmp_path / "old.bsscene"
     batchsim.import_scene(BOX_GLTF, path, bake_navmesh=False)
     data = path.read_bytes()
-    path.write_bytes(data[:8] + struct.pack("<I", 1) + data[12:])
-    with pytest.raises(batchsim.FormatError, match=r"unsupported version 1 .*re-import the scene"):
+    path.write_bytes(data[:8] + struct.pack("<I", version) + data[12:])
+    pattern = rf"unsupported version {version} .*re-import the scene"
+    with pytest.raises(batchsim.FormatError, match=pattern):
         batchsim.Scene.load(path)
 
 
@@ -125,11 +130,16 @@ def test_cli_import(tmp_path, capsys):
         ("nan.obj", batchsim.FormatError, "finite"),
         ("points.obj", batchsim.FormatError, "no faces|no triangles"),
         ("flat.obj", batchsim.FormatError, "zero"),
+        ("empty.glb", batchsim.FormatError, r"empty \(0 bytes\)"),
+        ("ktx2.glb", batchsim.UnsupportedError, "KHR_texture_basisu.*gltf-transform ktxdecompress"),
+        ("cut_png.glb", batchsim.FormatError, r"cut_png\.glb.*cannot decode texture '\*0'"),
+        ("no_texture.glb", batchsim.MissingFileError, "texture 'wall.png' does not exist"),
     ],
 )
 def test_bad_models_raise_and_write_nothing(tmp_path, source, error, message):
     models = tmp_path / "models"
     models.mkdir()
+    write_bad_gltf(models)
     (models / "garbage.obj").write_bytes(bytes(range(256)) * 4)
     (models / "nan.obj").write_text("v 0 0 0\nv nan 0 0\nv 0 0 1\nf 1 2 3\n")
     (models / "points.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 0 1\n")
@@ -139,6 +149,27 @@ def test_bad_models_raise_and_write_nothing(tmp_path, source, error, message):
     with pytest.raises(error, match=message):
         batchsim.import_scene(models / source, out / "scene.bsscene", bake_navmesh=False)
     assert list(out.iterdir()) == []
+
+
+def write_bad_gltf(folder):
+    """GLB quads whose texture is KTX2 only, a cut PNG or a missing file; an empty GLB."""
+    (folder / "empty.glb").write_bytes(b"")
+    png = encode_png(np.full((4, 4, 3), 90, np.uint8))
+    for name, image, texture in [
+        ("ktx2.glb", b"\xabKTX 20\xbb\r\n\x1a\n" + bytes(64), {"extensions": {KTX: {"source": 0}}}),
+        ("cut_png.glb", png[:-16], {"source": 0}),
+        ("no_texture.glb", None, {"source": 0}),
+    ]:
+        w = GlbWriter()
+        points, triangles, uvs = grid((0, 0, 0), (1, 0, 0), (0, 0, 1), 1)
+        w.doc["meshes"] = [{"primitives": [w.primitive(points, triangles, 0, uvs=uvs)]}]
+        w.doc["nodes"] = [{"mesh": 0}]
+        w.doc["materials"] = [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]
+        w.doc["textures"] = [texture]
+        embedded = {"bufferView": w.view(image or b""), "mimeType": "image/png"}
+        w.doc["images"] = [{"uri": "wall.png"} if image is None else embedded]
+        w.doc["extensionsUsed"] = [KTX] if "extensions" in texture else []
+        w.write(folder / name)
 
 
 def test_corrupted_scene_files_raise_format_error(tmp_path):
