@@ -49,6 +49,21 @@ def orbit_cameras(scene: batchsim.Scene, count: int) -> tuple[np.ndarray, ...]:
 COLOUR_AGREEMENT = {"raster": 0.98, "compute": 0.97}
 
 
+def render_both(context, scene, positions, rotations, size, backend):
+    """(renderer, CPU reference) of one scene in place 0 from the same cameras; size is
+    (width, height)."""
+    width, height = size
+    views = len(positions)
+    config = batchsim.RendererConfig(
+        views=views, width=width, height=height, places=1, backend=backend
+    )
+    renderer = batchsim.BatchRenderer(context, config)
+    renderer.set_scene(0, scene)
+    renderer.render(positions, rotations, np.zeros(views, np.uint32))
+    reference = render(ReferenceScene(scene), positions, rotations, width=width, height=height)
+    return renderer, reference
+
+
 def compare(ours, reference, context: str) -> None:
     depth = np.from_dlpack(ours.depth)
     rgb = np.from_dlpack(ours.rgb)

@@ -12,8 +12,7 @@ import batchsim
 from batchsim.procgen.geometry import MeshData
 from batchsim.procgen.gltf import Material, encode_glb
 from batchsim.viz import encode_png
-from raycast_reference import ReferenceScene, render
-from test_render import compare, yaw_rotations
+from test_render import compare, render_both, yaw_rotations
 
 TEXTURES = 500
 COLUMNS, QUAD = 25, 0.25  # a wall of 25 x 20 quads, 0.25 m each
@@ -70,12 +69,5 @@ def test_500_textures_match_the_reference(scene, cpu_context, backend):
     # The whole wall from afar (tiny mips), then three close views at angles.
     positions = np.float32([[0, 2.5, 3.3], [-2, 1, 0.7], [1.5, 3.6, 0.9], [0.2, 4.3, 1.2]])
     rotations = yaw_rotations(np.float32([0, 0.4, -0.3, 0.1]))
-    views = len(positions)
-    renderer = batchsim.BatchRenderer(
-        cpu_context,
-        batchsim.RendererConfig(views=views, width=32, height=32, places=1, backend=backend),
-    )
-    renderer.set_scene(0, scene)
-    renderer.render(positions, rotations, np.zeros(views, np.uint32))
-    reference = render(ReferenceScene(scene), positions, rotations, width=32, height=32)
+    renderer, reference = render_both(cpu_context, scene, positions, rotations, (32, 32), backend)
     compare(renderer, reference, f"{backend}: {TEXTURES} textures")

@@ -10,7 +10,7 @@ import batchsim
 from batchsim.viz import encode_png
 from glb_writer import GlbWriter, grid
 from raycast_reference import ReferenceScene, linear_to_srgb8, render, srgb_to_linear
-from test_render import compare, yaw_rotations
+from test_render import compare, render_both, yaw_rotations
 
 
 def import_glb(writer: GlbWriter, tmp_path) -> batchsim.Scene:
@@ -94,12 +94,6 @@ def test_backends_match_the_reference_with_vertex_colours(tmp_path, cpu_context,
     views = 6
     positions = np.tile(np.float32([[0.3, 1.0, -0.2]]), (views, 1))
     rotations = yaw_rotations(np.linspace(0, 2 * np.pi, views, endpoint=False) + 0.3)
-    renderer = batchsim.BatchRenderer(
-        cpu_context,
-        batchsim.RendererConfig(views=views, width=64, height=48, places=1, backend=backend),
-    )
-    renderer.set_scene(0, scene)
-    renderer.render(positions, rotations, np.zeros(views, np.uint32))
-    reference = render(ReferenceScene(scene), positions, rotations, width=64, height=48)
+    renderer, reference = render_both(cpu_context, scene, positions, rotations, (64, 48), backend)
     assert reference.rgb[..., :3].std() > 20  # the colours show: not a flat wall
     compare(renderer, reference, f"{backend}: vertex-coloured room")
