@@ -20,7 +20,8 @@ if(BATCHSIM_BUILD_TESTS)
 endif()
 
 # Scene assets and navigation: Assimp (model import), Recast/Detour (navmesh bake and
-# queries), meshoptimizer, stb (texture decoding and resizing), zlib (crc32 checksums).
+# queries), meshoptimizer, stb (texture decoding and resizing), libsquish (BC1 texture
+# encoding), zlib (crc32 checksums).
 find_package(assimp CONFIG REQUIRED)
 find_package(meshoptimizer CONFIG REQUIRED)
 find_package(ZLIB REQUIRED)
@@ -46,3 +47,14 @@ endif()
 add_library(batchsim_stb INTERFACE)
 target_include_directories(batchsim_stb SYSTEM INTERFACE "${STB_INCLUDE_DIR}")
 target_link_libraries(batchsim_stb INTERFACE "${STB_LIBRARY}")
+
+# Debian's libsquish-dev ships a pkg-config file but no CMake one: find header and library.
+find_path(SQUISH_INCLUDE_DIR squish.h)
+find_library(SQUISH_LIBRARY squish)
+if(NOT SQUISH_INCLUDE_DIR OR NOT SQUISH_LIBRARY)
+  message(FATAL_ERROR "libsquish not found: install the Debian package libsquish-dev "
+                      "(scripts/setup.sh does this)")
+endif()
+add_library(batchsim_squish INTERFACE)
+target_include_directories(batchsim_squish SYSTEM INTERFACE "${SQUISH_INCLUDE_DIR}")
+target_link_libraries(batchsim_squish INTERFACE "${SQUISH_LIBRARY}")

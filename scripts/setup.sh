@@ -14,7 +14,7 @@ APT_PACKAGES=(
   g++ make pkg-config
   libvulkan1 libvulkan-dev mesa-vulkan-drivers glslc spirv-tools vulkan-validationlayers
   vulkan-tools libglm-dev libassimp-dev librecast-dev libmeshoptimizer-dev libstb-dev
-  zlib1g-dev libdlpack-dev catch2 clang-format clang-tidy clang-14 libclang-rt-14-dev
+  libsquish-dev zlib1g-dev libdlpack-dev catch2 clang-format clang-tidy clang-14 libclang-rt-14-dev
   assimp-testmodels
 )
 

@@ -18,6 +18,11 @@ NavMesh = _core.NavMesh
 NavMeshSettings = _core.NavMeshSettings
 Scene = _core.Scene
 
+MIB = 1 << 20
+# The per-scene texture budget's default (the C++ one: assets/texture_budget.hpp says why).
+DEFAULT_TEXTURE_BUDGET_MIB = _core.DEFAULT_TEXTURE_BUDGET_BYTES / MIB
+TEXTURE_FORMATS = ("rgba8", "bc1")
+
 # Every NavMeshSettings field, in habitat-sim's order (for CLI flags and reprs).
 NAVMESH_SETTING_NAMES = (
     "cell_size",
@@ -69,6 +74,7 @@ class ImportSummary:
     triangles: int
     vertices: int
     textures: int
+    texture_bytes: int  # stored mip chains (RGBA8 or BC1)
     file_bytes: int
     islands: int
     navigable_area: float
@@ -85,6 +91,8 @@ def import_scene(
     bake_navmesh: bool = True,
     settings: NavMeshSettings | None = None,
     chunk_triangles: int = 1024,
+    texture_budget_mib: float = DEFAULT_TEXTURE_BUDGET_MIB,
+    texture_format: str = "rgba8",
 ) -> Scene:
     """Imports `model` (any format Assimp reads) into the packed scene file `out`.
 
@@ -92,6 +100,12 @@ def import_scene(
     mapping such as "x,z,-y" (new x, y, z as signed source axes). navmesh: a Habitat
     .navmesh to embed as it is; otherwise one is baked with `settings` (Habitat defaults)
     unless bake_navmesh is False. The file is written atomically.
+
+    Textures are stored as `texture_format` ("rgba8", or "bc1": block-compressed, 1/8 of the
+    bytes, decoded by the GPU's samplers) within `texture_budget_mib` MiB of mip chains: the
+    largest textures lose their top mip levels until the scene fits (the same ones every
+    time); a scene that does not fit even with every texture at 32 texels a side raises
+    InvalidArgumentError.
     """
     if up not in ("y", "z"):
         raise InvalidArgumentError(f"up must be 'y' or 'z', got {up!r}")
@@ -99,6 +113,10 @@ def import_scene(
         raise InvalidArgumentError("give either up or axes, not both")
     if chunk_triangles < 1:
         raise InvalidArgumentError(f"chunk_triangles must be >= 1, got {chunk_triangles}")
+    if not texture_budget_mib > 0 or texture_budget_mib * MIB >= 2**64:
+        raise InvalidArgumentError(
+            f"texture_budget_mib must be a positive number of MiB, got {texture_budget_mib!r}"
+        )
     return _core.import_scene(
         os.fspath(model),
         os.fspath(out),
@@ -108,6 +126,8 @@ def import_scene(
         bake_navmesh=bake_navmesh,
         settings=settings if settings is not None else NavMeshSettings(),
         chunk_triangles=chunk_triangles,
+        texture_budget_bytes=int(texture_budget_mib * MIB),
+        texture_format=texture_format,
     )
 
 
@@ -118,6 +138,7 @@ def summarize(scene: Scene, path: str | os.PathLike) -> ImportSummary:
         triangles=scene.triangle_count,
         vertices=scene.vertex_count,
         textures=scene.texture_count,
+        texture_bytes=scene.texture_bytes,
         file_bytes=scene.file_bytes,
         islands=navmesh.num_islands if navmesh else 0,
         navigable_area=navmesh.navigable_area if navmesh else 0.0,
@@ -125,6 +146,8 @@ def summarize(scene: Scene, path: str | os.PathLike) -> ImportSummary:
 
 
 __all__ = [
+    "DEFAULT_TEXTURE_BUDGET_MIB",
+    "TEXTURE_FORMATS",
     "ImportSummary",
     "NavMesh",
     "NavMeshSettings",

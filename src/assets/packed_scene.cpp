@@ -108,7 +108,8 @@ TextureView PackedScene::texture(std::size_t i) const {
             r.width,
             r.height,
             r.mip_count,
-            pixels.subspan(r.pixel_offset, r.pixel_size)};
+            pixels.subspan(r.pixel_offset, r.pixel_size),
+            static_cast<TextureFormat>(r.format)};
 }
 
 std::span<const std::uint8_t> PackedScene::navmesh() const {
@@ -135,7 +136,8 @@ SceneData PackedScene::to_scene_data() const {
                                   view.width,
                                   view.height,
                                   view.mip_count,
-                                  {view.pixels.begin(), view.pixels.end()}});
+                                  {view.pixels.begin(), view.pixels.end()},
+                                  view.format});
     }
     scene.navmesh.assign(navmesh().begin(), navmesh().end());
     scene.bounds = bounds_;

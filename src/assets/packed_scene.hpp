@@ -2,11 +2,11 @@
 // in one file that loads with one read into one aligned buffer and no parsing. Records are
 // declared in packed_scene_format.hpp.
 //
-// Layout, version 3, little-endian, every offset from the start of the file:
+// Layout, version 4, little-endian, every offset from the start of the file:
 //
 //   0    Header (64 bytes)
 //          char[8]  magic "BSSCENE\0"
-//          u32      version = 3
+//          u32      version = 4 (3 is read too: the same with RGBA8 textures only)
 //          u32      section_count (at most one section of each kind: <= 11)
 //          u64      file_size, the exact size of the file
 //          u32      table_crc32: zlib crc32 of the section table
@@ -31,9 +31,10 @@
 //   4     chunks          shared.h MeshChunk (48)  cover [0, index_count) exactly once in
 //                                                  whole triangles; material < count
 //   5     materials       shared.h Material (32)   texture < texture_count or kNoTexture
-//   6     texture table   TextureRecord (40)       per texture: size, mips, name, pixel
-//                                                  range (= mip_chain_bytes, in order)
-//   7     texture pixels  u8                       RGBA8 mip chains, each at a multiple of 64
+//   6     texture table   TextureRecord (40)       per texture: size, mips, name, format
+//                                                  (0 RGBA8 sRGB, 1 BC1 sRGB), pixel range
+//                                                  (= mip_chain_bytes, in order)
+//   7     texture pixels  u8                       mip chains, each at a multiple of 64
 //   8     navmesh         u8                       Habitat .navmesh image, opaque; optional
 //   9     strings         u8                       names, referenced by (offset, length)
 //   10    bvh nodes       shared.h BvhNode (64)    >= 1, depth-first (inner children after
@@ -48,10 +49,11 @@
 // Kinds 1-7, 9, 10 and 11 are required (possibly empty: a scene without textures has empty
 // texture sections). A kind this build does not know is rejected, not skipped: each
 // version defines every kind, and a writer that adds one bumps the version (2 added the
-// BVH; 3 grew Vertex by its colour), so that no reader silently drops data the writer meant
-// it to use. The writer builds the BVH from the geometry every time (assets/bvh.hpp; SceneData does
-// not carry it), deterministically, so that packing a loaded scene again gives the same bytes. The
-// writer is declared in packed_scene_writer.hpp; this header is the reader.
+// BVH; 3 grew Vertex by its colour; 4 gave textures a format), so that no reader silently drops
+// data the writer meant it to use. The writer builds the BVH from the geometry every time
+// (assets/bvh.hpp; SceneData does not carry it), deterministically, so that packing a loaded scene
+// again gives the same bytes. The writer is declared in packed_scene_writer.hpp; this header is the
+// reader.
 //
 // Loading validates everything before anything is used, and throws Error(CorruptData)
 // naming the file and what is wrong: magic, version, sizes, checksums, the section table
@@ -91,6 +93,7 @@ struct TextureView {
     std::uint32_t height = 0;
     std::uint32_t mip_count = 0;
     std::span<const std::uint8_t> pixels;
+    TextureFormat format = TextureFormat::Rgba8Srgb;
 };
 
 // A validated packed scene. Owns one 64-byte aligned buffer; the accessors return views

@@ -19,8 +19,11 @@ namespace batchsim::assets::packed {
 static_assert(std::endian::native == std::endian::little, "packed scenes are little-endian");
 
 inline constexpr std::array<char, 8> kMagic{'B', 'S', 'S', 'C', 'E', 'N', 'E', '\0'};
-// Version 2 added the BVH sections (kinds 10 and 11); 3 the vertex colour (Vertex: 36 bytes).
-inline constexpr std::uint32_t kVersion = 3;
+// Version 2 added the BVH sections (kinds 10 and 11); 3 the vertex colour (Vertex: 36 bytes);
+// 4 the texture format (TextureRecord::format, once reserved and zero). A version 3 file
+// is a version 4 file with RGBA8 textures only, so the reader takes both.
+inline constexpr std::uint32_t kVersion = 4;
+inline constexpr std::uint32_t kOldestReadableVersion = 3;
 // Every section starts at a multiple of this: a cache line, more than any element needs,
 // and what SIMD loads and GPU staging copies like. Pages (4096) would waste up to 36 KiB
 // in small scenes and buy nothing, since the file is read or mapped whole.
@@ -38,7 +41,7 @@ enum class SectionKind : std::uint32_t {
     Chunks = 4,         // MeshChunk[chunk_count]
     Materials = 5,      // Material[material_count]
     TextureTable = 6,   // TextureRecord[texture_count]
-    TexturePixels = 7,  // RGBA8 mip chains, each starting at a multiple of kAlignment
+    TexturePixels = 7,  // mip chains (RGBA8 or BC1), each starting at a multiple of kAlignment
     NavMesh = 8,        // opaque Habitat .navmesh image (optional section)
     Strings = 9,        // UTF-8 bytes referenced by (offset, length) pairs; no terminators
     BvhNodes = 10,      // BvhNode[node_count >= 1], depth-first, node 0 the root
@@ -87,13 +90,13 @@ static_assert(sizeof(InfoRecord) == 64);
 
 struct TextureRecord {
     std::uint64_t pixel_offset;  // into TexturePixels, a multiple of kAlignment
-    std::uint64_t pixel_size;    // mip_chain_bytes(width, height, mip_count)
+    std::uint64_t pixel_size;    // mip_chain_bytes(width, height, mip_count, format)
     std::uint32_t width;
     std::uint32_t height;
     std::uint32_t mip_count;
     std::uint32_t name_offset;  // into Strings
     std::uint32_t name_length;
-    std::uint32_t reserved;  // zero
+    std::uint32_t format;  // TextureFormat
 };
 static_assert(sizeof(TextureRecord) == 40);
 

@@ -61,9 +61,9 @@ std::string quoted(std::span<const char> bytes) {
 void check_header_fields(const Context& ctx, const Header& header) {
     if (header.magic != kMagic)
         fail(ctx, str("bad magic: expected 'BSSCENE', got ", quoted(header.magic)));
-    if (header.version != kVersion)
-        fail(ctx, str("unsupported version ", header.version, " (this build reads version ",
-                      kVersion, ")",
+    if (header.version < kOldestReadableVersion || header.version > kVersion)
+        fail(ctx, str("unsupported version ", header.version, " (this build reads versions ",
+                      kOldestReadableVersion, " to ", kVersion, ")",
                       header.version < kVersion
                           ? ": re-import the scene (batchsim import) or rebuild procedural "
                             "scenes (batchsim procgen)"
@@ -331,11 +331,14 @@ void check_texture_shape(const Context& ctx, std::size_t i, const TextureRecord&
     if (r.mip_count < 1 || r.mip_count > max_mips)
         fail(ctx, str("texture ", i, " has ", r.mip_count, " mips, expected 1 to ", max_mips,
                       " for ", r.width, "x", r.height));
-    const std::size_t expected = mip_chain_bytes(r.width, r.height, r.mip_count);
+    const auto format = static_cast<TextureFormat>(r.format);
+    if (format != TextureFormat::Rgba8Srgb && format != TextureFormat::Bc1Srgb)
+        fail(ctx, str("texture ", i, " has format ", r.format, ", expected 0 (RGBA8) or 1 (BC1)"));
+    const std::size_t expected = mip_chain_bytes(r.width, r.height, r.mip_count, format);
     if (r.pixel_size != expected)
-        fail(ctx, str("texture ", i, " (", r.width, "x", r.height, ", ", r.mip_count, " mips) has ",
-                      r.pixel_size, " pixel bytes, expected ", expected));
-    if (r.reserved != 0) fail(ctx, str("texture ", i, " reserved field is not zero"));
+        fail(ctx,
+             str("texture ", i, " (", r.width, "x", r.height, ", ", r.mip_count, " mips, ",
+                 format_name(format), ") has ", r.pixel_size, " pixel bytes, expected ", expected));
 }
 
 void check_textures(const Context& ctx, const Validated& v) {
@@ -346,7 +349,7 @@ void check_textures(const Context& ctx, const Validated& v) {
     for (std::size_t i = 0; i < table.size() / sizeof(TextureRecord); ++i) {
         const auto r = record<TextureRecord>(table, i);
         check_texture_shape(ctx, i, r);
-        sizes.push_back({r.width, r.height, r.mip_count});
+        sizes.push_back({r.width, r.height, r.mip_count, static_cast<TextureFormat>(r.format)});
         check_string(ctx, v, r.name_offset, r.name_length, str("texture ", i, " name"));
         if (r.pixel_offset % kAlignment != 0 || r.pixel_offset < free_from)
             fail(ctx, str("texture ", i, " pixel offset ", r.pixel_offset, " is not ", kAlignment,
@@ -358,10 +361,9 @@ void check_textures(const Context& ctx, const Validated& v) {
     }
     // Files packed before texture groups may have more sizes than the renderers hold.
     if (const std::size_t groups = group_textures(sizes).sizes.size(); groups > kMaxTextureGroups)
-        fail(
-            ctx,
-            str("has ", groups, " texture sizes (width x height x mips), renderers hold at most ",
-                kMaxTextureGroups, ": re-import the scene (importing resamples the rarest sizes)"));
+        fail(ctx, str("has ", groups, " texture groups (by size, mips and format, at most ",
+                      kMaxGroupLayers, " each), renderers hold ", kMaxTextureGroups,
+                      ": re-import the scene (importing resamples the rarest sizes)"));
 }
 
 void check_contents(const Context& ctx, const Validated& v) {

@@ -142,6 +142,7 @@ std::vector<packed::TextureRecord> texture_records(const SceneData& scene) {
         r.mip_count = texture.mip_count;
         r.name_offset = name_offset;
         r.name_length = static_cast<std::uint32_t>(texture.name.size());
+        r.format = static_cast<std::uint32_t>(texture.format);
         records.push_back(r);
         pixel_offset = packed::align_up(pixel_offset + r.pixel_size);
         name_offset += r.name_length;

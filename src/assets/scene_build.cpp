@@ -1,6 +1,5 @@
 #include "assets/scene_build.hpp"
 
-#include "assets/texture_groups.hpp"
 #include "core/check.hpp"
 #include "core/strings.hpp"
 #include "nav/navmesh.hpp"
@@ -23,7 +22,8 @@ std::vector<std::uint8_t> bake_scene_navmesh(const SceneData& scene,
 
 SceneData build_scene(const std::filesystem::path& model, const SceneBuildOptions& options) {
     SceneData scene = import_model(model, options.import);
-    limit_texture_sizes(scene.textures);  // in place: pack_scene would copy the scene for it
+    // In place: pack_scene would copy the scene to limit its sizes.
+    prepare_textures(scene.textures, options.textures, model.filename().string());
     if (options.navmesh_file)
         scene.navmesh = nav::NavMesh::load(*options.navmesh_file)->habitat_bytes();
     else if (options.bake_navmesh)

@@ -6,19 +6,22 @@
 
 #include "assets/importer.hpp"
 #include "assets/scene_data.hpp"
+#include "assets/texture_budget.hpp"
 #include "nav/navmesh_bake.hpp"
 
 namespace batchsim::assets {
 
 struct SceneBuildOptions {
     ImportOptions import;
+    TexturePolicy textures;  // budget and stored format
     // A Habitat .navmesh to embed as it is; without one the navmesh is baked with `bake`.
     std::optional<std::filesystem::path> navmesh_file;
     bool bake_navmesh = true;  // false: a scene without navmesh (rendering only)
     nav::NavMeshSettings bake;
 };
 
-// Imports `model`, then loads (and validates) or bakes its navmesh.
+// Imports `model`, fits its textures to the budget and encodes them (prepare_textures),
+// then loads (and validates) or bakes its navmesh.
 SceneData build_scene(const std::filesystem::path& model, const SceneBuildOptions& options);
 
 // Bakes a navmesh of a scene's triangles: a Habitat .navmesh image.

@@ -51,6 +51,9 @@ TextureSize nearest(const TextureSize& size, const std::vector<TextureSize>& kep
 // Level 0 resampled in linear light (sRGB decoded; alpha as it is, not premultiplied),
 // wrapping at the edges as the renderers' samplers repeat; then a fresh mip chain.
 TextureData resample(const TextureData& texture, const TextureSize& to) {
+    BATCHSIM_CHECK(texture.format == TextureFormat::Rgba8Srgb, InvalidArgument,
+                   str("texture '", texture.name, "' is ", format_name(texture.format),
+                       ": only RGBA8 textures can be resampled (limit sizes before compressing)"));
     std::vector<std::uint8_t> rgba(std::size_t{to.width} * to.height * kChannels);
     const bool same = texture.width == to.width && texture.height == to.height;
     if (same) {
@@ -72,9 +75,13 @@ TextureData resample(const TextureData& texture, const TextureSize& to) {
 
 TextureGroups group_textures(std::span<const TextureSize> textures) {
     TextureGroups out;
-    std::map<TextureSize, std::uint32_t> slot;
+    std::map<TextureSize, std::uint32_t> open_slot;  // each size's group taking layers
     for (const TextureSize& size : textures) {
-        const auto [it, added] = slot.try_emplace(size, std::uint32_t(out.sizes.size()));
+        auto [it, added] = open_slot.try_emplace(size, std::uint32_t(out.sizes.size()));
+        if (!added && out.count[it->second] == kMaxGroupLayers) {
+            it->second = std::uint32_t(out.sizes.size());
+            added = true;
+        }
         if (added) {
             out.sizes.push_back(size);
             out.count.push_back(0);
@@ -88,7 +95,8 @@ TextureGroups group_textures(std::span<const TextureSize> textures) {
 std::vector<TextureSize> texture_sizes(std::span<const TextureData> textures) {
     std::vector<TextureSize> sizes;
     sizes.reserve(textures.size());
-    for (const TextureData& t : textures) sizes.push_back({t.width, t.height, t.mip_count});
+    for (const TextureData& t : textures)
+        sizes.push_back({t.width, t.height, t.mip_count, t.format});
     return sizes;
 }
 
@@ -99,7 +107,7 @@ std::size_t limit_texture_sizes(std::vector<TextureData>& textures) {
     const std::vector<TextureSize> kept = kept_sizes(counts);
     std::size_t changed = 0;
     for (TextureData& texture : textures) {
-        const TextureSize size{texture.width, texture.height, texture.mip_count};
+        const TextureSize size{texture.width, texture.height, texture.mip_count, texture.format};
         if (std::find(kept.begin(), kept.end(), size) != kept.end()) continue;
         texture = resample(texture, nearest(size, kept));
         ++changed;

@@ -1,8 +1,9 @@
-// Texture groups: the textures of one size (width, height, mip count), which the renderers
-// keep in one 2D array image, a layer each. The renderers' texture table has
-// kMaxTextureGroups slots (drivers without descriptor indexing select textures by constant
-// index only), so packing resamples the textures of a scene's rarest sizes to the nearest
-// size it keeps; a packed scene never has more groups than the table holds.
+// Texture groups: the textures of one size (width, height, mip count, format), which the
+// renderers keep in one 2D array image, a layer each (at most kMaxGroupLayers: a size with
+// more textures takes several groups). The renderers' texture table has kMaxTextureGroups
+// slots (drivers without descriptor indexing select textures by constant index only), so
+// packing resamples the textures of a scene's rarest sizes to the nearest size it keeps; a
+// packed scene never has more groups than the table holds.
 #pragma once
 
 #include <cstddef>
@@ -16,16 +17,21 @@
 namespace batchsim::assets {
 
 inline constexpr std::size_t kMaxTextureGroups = BATCHSIM_MAX_TEXTURE_GROUPS;
+// Layers of one group's image: what every Vulkan driver we know allows (NVIDIA, AMD, Intel,
+// lavapipe: maxImageArrayLayers = 2048); the renderers check the device's own limit.
+inline constexpr std::uint32_t kMaxGroupLayers = 2048;
 
 struct TextureSize {
     std::uint32_t width = 0;
     std::uint32_t height = 0;
     std::uint32_t mip_count = 0;
-    // Ordered (for std::map keys) by width, height, then mips. Written out: clang-tidy 14
-    // misreads a defaulted operator<=> (modernize-use-nullptr on its comparison category).
+    TextureFormat format = TextureFormat::Rgba8Srgb;
+    // Ordered (for std::map keys) by width, height, mips, then format. Written out: clang-tidy
+    // 14 misreads a defaulted operator<=> (modernize-use-nullptr on its comparison category).
     bool operator==(const TextureSize&) const = default;
     bool operator<(const TextureSize& o) const {
-        return std::tie(width, height, mip_count) < std::tie(o.width, o.height, o.mip_count);
+        return std::tie(width, height, mip_count, format) <
+               std::tie(o.width, o.height, o.mip_count, o.format);
     }
 };
 
@@ -36,7 +42,8 @@ struct TextureGroups {
     std::vector<std::uint32_t> layer;  // per texture: its layer in its group, in texture order
 };
 
-// Groups textures by size; deterministic (texture order alone decides slots and layers).
+// Groups textures by size; deterministic (texture order alone decides slots and layers). A
+// size's kMaxGroupLayers + 1st texture opens a new group of that size.
 TextureGroups group_textures(std::span<const TextureSize> textures);
 
 std::vector<TextureSize> texture_sizes(std::span<const TextureData> textures);

@@ -71,7 +71,9 @@ void bind_render(py::module_& m) {
                 r.set_scene(place, scene.get());
             },
             py::arg("place"), py::arg("scene").none(true))
-        .def("scene_bytes", &BatchRenderer::scene_bytes, py::arg("place"))
+        .def("scene_bytes", &BatchRenderer::scene_bytes, py::arg("place"),
+             py::arg("textures_only") = false,
+             "Device memory of the scene in `place` (0 if empty); textures_only: its textures'.")
         .def(
             "render",
             [](BatchRenderer& r, const FloatArray& positions, const FloatArray& rotations,

@@ -7,6 +7,7 @@
 #include "assets/packed_scene_format.hpp"
 #include "assets/packed_scene_writer.hpp"
 #include "assets/scene_build.hpp"
+#include "assets/texture_compression.hpp"
 #include "bindings/arrays.hpp"
 #include "bindings/bindings.hpp"
 #include "bindings/py_navmesh.hpp"
@@ -58,13 +59,16 @@ py::dict texture_dict(const Scene& s, std::size_t index, std::uint32_t level) {
     const assets::TextureView t = s->texture(index);
     BATCHSIM_CHECK(level < t.mip_count, InvalidArgument,
                    str("mip level ", level, " out of range: the texture has ", t.mip_count));
-    std::size_t offset = assets::mip_chain_bytes(t.width, t.height, level);
+    const std::size_t offset = assets::mip_chain_bytes(t.width, t.height, level, t.format);
     const std::uint32_t w = std::max(t.width >> level, 1u), h = std::max(t.height >> level, 1u);
+    const auto rgba = assets::decode_level(
+        t.pixels.subspan(offset, assets::level_bytes(w, h, t.format)), w, h, t.format);
     py::array_t<std::uint8_t> pixels({py::ssize_t(h), py::ssize_t(w), py::ssize_t{4}});
-    std::copy_n(t.pixels.data() + offset, std::size_t{w} * h * 4, pixels.mutable_data());
+    std::copy(rgba.begin(), rgba.end(), pixels.mutable_data());
     py::dict out;
     out["name"] = std::string(t.name), out["width"] = t.width, out["height"] = t.height;
     out["mip_count"] = t.mip_count, out["pixels"] = pixels;
+    out["format"] = assets::format_name(t.format), out["bytes"] = t.pixels.size();
     return out;
 }
 
@@ -101,10 +105,12 @@ py::dict chunks(const Scene& s) {
 Scene import_scene(const std::filesystem::path& model, const std::filesystem::path& out,
                    const std::string& axes, float scale,
                    std::optional<std::filesystem::path> navmesh, bool bake,
-                   const nav::NavMeshSettings& settings, std::uint32_t chunk_triangles) {
+                   const nav::NavMeshSettings& settings, std::uint32_t chunk_triangles,
+                   std::uint64_t texture_budget_bytes, const std::string& texture_format) {
     assets::SceneBuildOptions options;
     options.import.axes = axes, options.import.scale = scale;
     options.import.chunk_triangles = chunk_triangles;
+    options.textures = {texture_budget_bytes, assets::parse_texture_format(texture_format)};
     options.navmesh_file = std::move(navmesh), options.bake_navmesh = bake, options.bake = settings;
     py::gil_scoped_release release;
     assets::write_packed_scene(out, assets::build_scene(model, options));
@@ -126,6 +132,15 @@ void bind_scene_class(py::module_& m) {
         .def_property_readonly("triangle_count",
                                [](const Scene& s) { return s->indices().size() / 3; })
         .def_property_readonly("texture_count", &assets::PackedScene::texture_count)
+        .def_property_readonly(
+            "texture_bytes",
+            [](const Scene& s) {
+                std::size_t total = 0;
+                for (std::size_t i = 0; i < s->texture_count(); ++i)
+                    total += s->texture(i).pixels.size();
+                return total;
+            },
+            "Bytes of the stored mip chains of every texture (as packed: RGBA8 or BC1).")
         .def_property_readonly("chunk_count", [](const Scene& s) { return s->chunks().size(); })
         .def_property_readonly("has_navmesh", [](const Scene& s) { return !s->navmesh().empty(); })
         .def_property_readonly(
@@ -172,11 +187,14 @@ void bind_scene_class(py::module_& m) {
 void bind_scene(py::module_& m) {
     // The format version this build writes and reads (cache keys of imported scenes use it).
     m.attr("PACKED_SCENE_VERSION") = assets::packed::kVersion;
+    m.attr("DEFAULT_TEXTURE_BUDGET_BYTES") = assets::kDefaultTextureBudgetBytes;
     bind_scene_class(m);
     m.def("import_scene", &import_scene, py::arg("model"), py::arg("out"),
           py::arg("axes") = "x,y,z", py::arg("scale") = 1.0f, py::arg("navmesh") = py::none(),
           py::arg("bake_navmesh") = true, py::arg("settings") = nav::NavMeshSettings{},
           py::arg("chunk_triangles") = 1024u,
+          py::arg("texture_budget_bytes") = assets::kDefaultTextureBudgetBytes,
+          py::arg("texture_format") = "rgba8",
           "Imports a model (Assimp), adds its navmesh and writes a packed scene file atomically.");
     m.def("axes_for_up", &assets::axes_for_up, py::arg("up"));
 }

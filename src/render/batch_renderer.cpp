@@ -253,9 +253,10 @@ void BatchRenderer::set_scene(std::uint32_t place, const assets::PackedScene* sc
     }
 }
 
-std::size_t BatchRenderer::scene_bytes(std::uint32_t place) const {
+std::size_t BatchRenderer::scene_bytes(std::uint32_t place, bool textures_only) const {
     const std::optional<GpuScene>& scene = impl_->scenes.at(place);
-    return scene ? static_cast<std::size_t>(scene->bytes()) : 0;
+    if (!scene) return 0;
+    return static_cast<std::size_t>(textures_only ? scene->texture_bytes() : scene->bytes());
 }
 
 void BatchRenderer::render(std::span<const gpu::CameraPose> poses, std::uintptr_t cuda_stream) {

@@ -75,7 +75,8 @@ public:
     // Uploads `scene` to resident place `place` (null empties it), after the GPU is done
     // with what was there. Throws Error(Unsupported) when it does not fit the device.
     void set_scene(std::uint32_t place, const assets::PackedScene* scene);
-    [[nodiscard]] std::size_t scene_bytes(std::uint32_t place) const;  // device memory
+    // Device memory of the scene in `place` (0 if empty): all of it, or its textures alone.
+    [[nodiscard]] std::size_t scene_bytes(std::uint32_t place, bool textures_only = false) const;
 
     // Renders view i from poses[i] into the outputs, batch after batch. With CPU export it
     // returns once they are written; with CUDA export the work is ordered on `cuda_stream`

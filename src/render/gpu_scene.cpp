@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <span>
 
+#include "assets/texture_compression.hpp"
 #include "core/check.hpp"
 #include "core/strings.hpp"
 
@@ -20,9 +21,21 @@ std::string mib(VkDeviceSize bytes) {
     return str(std::fixed, std::setprecision(1), static_cast<double>(bytes) / kMiB);
 }
 
+// Whether the device samples `format` as it is stored; if not, textures are decoded to RGBA8
+// on upload.
+bool samples_natively(const vk::Device& device, assets::TextureFormat format) {
+    return format == assets::TextureFormat::Rgba8Srgb || device.features.texture_compression_bc;
+}
+
+VkFormat image_format(assets::TextureFormat format) {
+    return format == assets::TextureFormat::Bc1Srgb ? VK_FORMAT_BC1_RGB_SRGB_BLOCK
+                                                    : VK_FORMAT_R8G8B8A8_SRGB;
+}
+
 void check_fits(const vk::Device& device, const assets::PackedScene& scene,
                 const GpuSceneOptions& options) {
-    const VkDeviceSize needed = gpu_scene_data_bytes(scene, options.bvh);
+    const bool decode_bc = !device.features.texture_compression_bc;
+    const VkDeviceSize needed = gpu_scene_data_bytes(scene, options.bvh, decode_bc);
     const VkDeviceSize available = options.available_bytes > 0
                                        ? options.available_bytes
                                        : vk::device_local_budget(device).available;
@@ -49,15 +62,23 @@ vk::Buffer make_buffer(const vk::Device& device, vk::Uploader& uploader,
     return buffer;
 }
 
-// Appends the mip levels of a packed chain, which holds them back to back, tightly packed.
+// The mip levels of a packed chain, which holds them back to back, tightly packed: views
+// into it, or (`decoded` non-null) levels decoded to RGBA8 and kept in `decoded`.
 void append_levels(const assets::TextureView& texture,
-                   std::vector<std::span<const std::uint8_t>>& levels) {
+                   std::vector<std::span<const std::uint8_t>>& levels,
+                   std::vector<std::vector<std::uint8_t>>* decoded) {
     std::size_t offset = 0;
     for (std::uint32_t level = 0; level < texture.mip_count; ++level) {
         const VkExtent2D size = vk::mip_extent({texture.width, texture.height}, level);
-        const std::size_t bytes = std::size_t{size.width} * size.height * 4;
-        levels.push_back(texture.pixels.subspan(offset, bytes));
+        const std::size_t bytes = assets::level_bytes(size.width, size.height, texture.format);
+        const auto stored = texture.pixels.subspan(offset, bytes);
         offset += bytes;
+        if (decoded == nullptr) {
+            levels.push_back(stored);
+            continue;
+        }
+        decoded->push_back(assets::decode_level(stored, size.width, size.height, texture.format));
+        levels.emplace_back(decoded->back());
     }
 }
 
@@ -66,8 +87,14 @@ vk::Image make_group_image(const vk::Device& device, vk::Uploader& uploader,
                            const assets::PackedScene& scene, const assets::TextureGroups& groups,
                            std::uint32_t g) {
     const assets::TextureSize size = groups.sizes[g];
+    BATCHSIM_CHECK(
+        groups.count[g] <= device.features.max_image_array_layers, Unsupported,
+        str("scene ", scene.source(), " has ", groups.count[g], " textures of ", size.width, "x",
+            size.height, "; device '", device.info.name, "' holds at most ",
+            device.features.max_image_array_layers, " layers in an image"));
+    const bool native = samples_natively(device, size.format);
     vk::Image image = vk::create_image(
-        device, {.format = VK_FORMAT_R8G8B8A8_SRGB,
+        device, {.format = image_format(native ? size.format : assets::TextureFormat::Rgba8Srgb),
                  .extent = {size.width, size.height},
                  .mip_levels = size.mip_count,
                  .layers = groups.count[g],
@@ -76,8 +103,10 @@ vk::Image make_group_image(const vk::Device& device, vk::Uploader& uploader,
                           VK_IMAGE_USAGE_TRANSFER_SRC_BIT});
     try {
         std::vector<std::span<const std::uint8_t>> levels;  // textures in layer order
+        std::vector<std::vector<std::uint8_t>> decoded;     // what they point to, if decoded
         for (std::size_t t = 0; t < groups.group.size(); ++t)
-            if (groups.group[t] == g) append_levels(scene.texture(t), levels);
+            if (groups.group[t] == g)
+                append_levels(scene.texture(t), levels, native ? nullptr : &decoded);
         vk::upload_image_mips(device, uploader, image, levels);
     } catch (...) {
         vk::destroy_image(device, image);
@@ -90,7 +119,7 @@ assets::TextureGroups scene_texture_groups(const assets::PackedScene& scene) {
     std::vector<assets::TextureSize> sizes;
     for (std::size_t i = 0; i < scene.texture_count(); ++i) {
         const assets::TextureView texture = scene.texture(i);
-        sizes.push_back({texture.width, texture.height, texture.mip_count});
+        sizes.push_back({texture.width, texture.height, texture.mip_count, texture.format});
     }
     assets::TextureGroups groups = assets::group_textures(sizes);
     // The packed scene validator guarantees this; a bug if not.
@@ -133,18 +162,26 @@ void fill_gpu_scene(const vk::Device& device, const assets::PackedScene& scene, 
 }  // namespace
 
 VkDeviceSize GpuScene::bytes() const {
-    VkDeviceSize total = vertices.allocation_size + indices.allocation_size +
-                         chunks.allocation_size + materials.allocation_size +
-                         bvh_nodes.allocation_size + bvh_triangles.allocation_size;
-    for (const vk::Image& texture : textures) total += texture.bytes;
-    return total;
+    return vertices.allocation_size + indices.allocation_size + chunks.allocation_size +
+           materials.allocation_size + bvh_nodes.allocation_size + bvh_triangles.allocation_size +
+           texture_bytes();
 }
 
-VkDeviceSize gpu_scene_data_bytes(const assets::PackedScene& scene, bool bvh) {
+VkDeviceSize gpu_scene_data_bytes(const assets::PackedScene& scene, bool bvh, bool decode_bc) {
     VkDeviceSize total = scene.vertices().size_bytes() + scene.indices().size_bytes() +
                          scene.chunks().size_bytes() + scene.materials().size_bytes();
     if (bvh) total += scene.bvh_nodes().size_bytes() + scene.bvh_triangles().size_bytes();
-    for (std::size_t i = 0; i < scene.texture_count(); ++i) total += scene.texture(i).pixels.size();
+    for (std::size_t i = 0; i < scene.texture_count(); ++i) {
+        const assets::TextureView t = scene.texture(i);
+        total +=
+            decode_bc ? assets::mip_chain_bytes(t.width, t.height, t.mip_count) : t.pixels.size();
+    }
+    return total;
+}
+
+VkDeviceSize GpuScene::texture_bytes() const {
+    VkDeviceSize total = 0;
+    for (const vk::Image& texture : textures) total += texture.bytes;
     return total;
 }
 

@@ -35,8 +35,10 @@ struct GpuScene {
     vk::Buffer materials;
     vk::Buffer bvh_nodes;      // shared.h BvhNode[]; only with GpuSceneOptions::bvh
     vk::Buffer bvh_triangles;  // shared.h BvhTriangle[]; only with GpuSceneOptions::bvh
-    // One per texture group (Material::base_color_texture indexes it): an R8G8B8A8_SRGB 2D
-    // array image with a layer per texture of that size (Material::base_color_layer), each
+    // One per texture group (Material::base_color_texture indexes it): a 2D array image
+    // (R8G8B8A8_SRGB, or BC1_RGB_SRGB_BLOCK where the device samples BC1 and the scene stores
+    // it; decoded to RGBA8 elsewhere) with a layer per texture of that size
+    // (Material::base_color_layer), each
     // with its whole mip chain, in SHADER_READ_ONLY_OPTIMAL, owned by the main queue.
     // Groups are numbered in the order of their first texture, layers in texture order.
     std::vector<vk::Image> textures;
@@ -47,13 +49,16 @@ struct GpuScene {
     std::uint32_t material_count = 0;
     std::string source;  // the scene's source name, for messages
 
-    // Device memory held by the buffers and images.
+    // Device memory held by the buffers and images, and by the images alone.
     [[nodiscard]] VkDeviceSize bytes() const;
+    [[nodiscard]] VkDeviceSize texture_bytes() const;
 };
 
 // Device-local bytes a scene's data takes (before allocation alignment), with or without
-// its BVH: what create_gpu_scene compares with the free device memory.
-VkDeviceSize gpu_scene_data_bytes(const assets::PackedScene& scene, bool bvh = false);
+// its BVH, with BC1 textures as stored or decoded to RGBA8: what create_gpu_scene compares
+// with the free device memory.
+VkDeviceSize gpu_scene_data_bytes(const assets::PackedScene& scene, bool bvh = false,
+                                  bool decode_bc = false);
 
 // Uploads `scene` and waits for the copies. Throws Error(Unsupported) "scene X needs N MiB of
 // device memory; the device has M MiB free" before allocating anything when it does not fit:

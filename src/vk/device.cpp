@@ -114,6 +114,7 @@ DeviceFeatures supported_features(VkPhysicalDevice handle,
     out.shader_draw_parameters = chain.v11.shaderDrawParameters;
     out.sampler_anisotropy = chain.features.features.samplerAnisotropy;
     out.pipeline_statistics = chain.features.features.pipelineStatisticsQuery;
+    out.texture_compression_bc = chain.features.features.textureCompressionBC;
     out.runtime_descriptor_array = chain.v12.runtimeDescriptorArray;
     out.sampled_image_array_non_uniform_indexing =
         chain.v12.shaderSampledImageArrayNonUniformIndexing;
@@ -122,6 +123,7 @@ DeviceFeatures supported_features(VkPhysicalDevice handle,
     out.memory_budget = has_extension(extensions, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     out.max_sampler_anisotropy =
         out.sampler_anisotropy ? properties.limits.maxSamplerAnisotropy : 1.0f;
+    out.max_image_array_layers = properties.limits.maxImageArrayLayers;
     return out;
 }
 
@@ -144,6 +146,7 @@ void request_features(const DeviceFeatures& on, FeatureChain& chain) {
     chain.features.features.shaderClipDistance = on.shader_clip_distance;
     chain.features.features.samplerAnisotropy = on.sampler_anisotropy;
     chain.features.features.pipelineStatisticsQuery = on.pipeline_statistics;
+    chain.features.features.textureCompressionBC = on.texture_compression_bc;
 }
 
 std::vector<const char*> device_extensions(const DeviceConfig& config, const DeviceFeatures& on) {
@@ -250,6 +253,7 @@ std::vector<std::string> missing_features(const DeviceFeatures& features,
         {&DeviceFeatures::shader_draw_parameters, "shaderDrawParameters"},
         {&DeviceFeatures::sampler_anisotropy, "samplerAnisotropy"},
         {&DeviceFeatures::pipeline_statistics, "pipelineStatisticsQuery"},
+        {&DeviceFeatures::texture_compression_bc, "textureCompressionBC"},
         {&DeviceFeatures::runtime_descriptor_array, "runtimeDescriptorArray"},
         {&DeviceFeatures::sampled_image_array_non_uniform_indexing,
          "shaderSampledImageArrayNonUniformIndexing"},

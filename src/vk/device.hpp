@@ -28,6 +28,7 @@ struct DeviceFeatures {
     bool shader_draw_parameters = false;  // shaderDrawParameters
     bool sampler_anisotropy = false;      // samplerAnisotropy
     bool pipeline_statistics = false;     // pipelineStatisticsQuery (profiling)
+    bool texture_compression_bc = false;  // textureCompressionBC (BC1 scene textures)
     // An array of sampled images indexed per draw: the four descriptor indexing pieces.
     bool runtime_descriptor_array = false;  // runtimeDescriptorArray
     bool sampled_image_array_non_uniform_indexing =
@@ -36,6 +37,7 @@ struct DeviceFeatures {
     bool descriptor_binding_variable_count = false;   // descriptorBindingVariableDescriptorCount
     bool memory_budget = false;                       // VK_EXT_memory_budget
     float max_sampler_anisotropy = 1.0f;              // limit, 1 when anisotropy is off
+    std::uint32_t max_image_array_layers = 256;       // limit (256: the spec's minimum)
 };
 
 // Entry points of the extensions above. The instance targets Vulkan 1.2, so the Vulkan 1.3

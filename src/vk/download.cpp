@@ -39,12 +39,12 @@ std::vector<std::uint8_t> download_buffer(const Device& device, Uploader& upload
 std::vector<std::uint8_t> download_image_level(const Device& device, Uploader& uploader,
                                                const Image& image, std::uint32_t level,
                                                std::uint32_t layer) {
-    check_rgba8_image(uploader, image);
+    check_copyable_image(uploader, image);
     BATCHSIM_CHECK(level < image.mip_levels && layer < image.layers, InvalidArgument,
                    str("image has ", image.mip_levels, " mip levels and ", image.layers,
                        " layers, asked for level ", level, " of layer ", layer));
     std::vector<std::uint8_t> out(level_bytes(image, level));
-    const VkDeviceSize row = VkDeviceSize{mip_extent(image.extent, level).width} * kTexelBytes;
+    const VkDeviceSize row = row_bytes(image, level);
     const ImageBarrier to_source{.old_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                                  .new_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                  .src_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,  // shader reads
@@ -59,7 +59,8 @@ std::vector<std::uint8_t> download_image_level(const Device& device, Uploader& u
                             .dst_access = VK_ACCESS_2_SHADER_READ_BIT,
                             .base_mip = level,
                             .mip_count = 1};
-    for (auto batch : plan_rows(image.extent, level, 1, uploader.staging.size)) {
+    for (auto batch :
+         plan_rows(image.extent, level, 1, uploader.staging.size, 1, texel_block(image.format))) {
         for (RowSpan& span : batch) span.layer = layer;
         VkCommandBuffer commands = begin_pass(device, uploader, false);
         record_image_barrier(device, commands, image, to_source);
@@ -87,10 +88,10 @@ std::vector<std::uint8_t> download_buffer(const Device& device, const Buffer& sr
 
 std::vector<std::uint8_t> download_image_level(const Device& device, const Image& image,
                                                std::uint32_t level, std::uint32_t layer) {
-    const VkDeviceSize row = VkDeviceSize{image.extent.width} * kTexelBytes;
-    return with_uploader(device, std::max(row, level_bytes(image, level)), [&](Uploader& uploader) {
-        return download_image_level(device, uploader, image, level, layer);
-    });
+    return with_uploader(device, std::max(row_bytes(image, 0), level_bytes(image, level)),
+                         [&](Uploader& uploader) {
+                             return download_image_level(device, uploader, image, level, layer);
+                         });
 }
 
 }  // namespace batchsim::vk

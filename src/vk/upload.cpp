@@ -83,15 +83,29 @@ void finish_pass(const Device& device, Uploader& uploader, bool on_transfer,
     wait_timeline(device, uploader.timeline, uploader.last_value);
 }
 
+TexelBlock texel_block(VkFormat format) {
+    switch (format) {
+        case VK_FORMAT_R8G8B8A8_SRGB:
+        case VK_FORMAT_R8G8B8A8_UNORM: return {};
+        case VK_FORMAT_BC1_RGB_SRGB_BLOCK:
+        case VK_FORMAT_BC1_RGB_UNORM_BLOCK:
+        case VK_FORMAT_BC1_RGBA_SRGB_BLOCK:
+        case VK_FORMAT_BC1_RGBA_UNORM_BLOCK: return {4, 4, 8};
+        default:
+            throw Error(Error::Kind::InvalidArgument,
+                        str("image copies handle RGBA8 and BC1 images, got format ", format));
+    }
+}
+
 std::vector<std::vector<RowSpan>> plan_rows(VkExtent2D extent, std::uint32_t first,
                                             std::uint32_t count, VkDeviceSize staging,
-                                            std::uint32_t layers) {
+                                            std::uint32_t layers, TexelBlock block) {
     std::vector<std::vector<RowSpan>> batches(1);
     VkDeviceSize used = 0;
     for (std::uint32_t layer = 0; layer < layers; ++layer) {
         for (std::uint32_t level = first; level < first + count; ++level) {
-            const VkExtent2D size = mip_extent(extent, level);
-            const VkDeviceSize row = VkDeviceSize{size.width} * kTexelBytes;
+            const VkExtent2D size = block_extent(mip_extent(extent, level), block);
+            const VkDeviceSize row = VkDeviceSize{size.width} * block.bytes;
             for (std::uint32_t y = 0; y < size.height;) {
                 if (staging - used < row) {
                     batches.emplace_back();
@@ -108,12 +122,8 @@ std::vector<std::vector<RowSpan>> plan_rows(VkExtent2D extent, std::uint32_t fir
     return batches;
 }
 
-void check_rgba8_image(const Uploader& uploader, const Image& image) {
-    BATCHSIM_CHECK(
-        image.format == VK_FORMAT_R8G8B8A8_SRGB || image.format == VK_FORMAT_R8G8B8A8_UNORM,
-        InvalidArgument, str("image copies handle RGBA8 images, got format ", image.format));
-    BATCHSIM_CHECK(VkDeviceSize{image.extent.width} * kTexelBytes <= uploader.staging.size,
-                   InvalidArgument,
+void check_copyable_image(const Uploader& uploader, const Image& image) {
+    BATCHSIM_CHECK(row_bytes(image, 0) <= uploader.staging.size, InvalidArgument,
                    str("a row of a ", image.extent.width, " texel wide image does not fit the ",
                        uploader.staging.size, "-byte staging buffer"));
 }
@@ -147,8 +157,7 @@ std::vector<VkBufferImageCopy> stage_rows(const Uploader& uploader, const Image&
     std::vector<VkBufferImageCopy> regions;
     regions.reserve(batch.size());
     for (const RowSpan& span : batch) {
-        const VkDeviceSize row =
-            VkDeviceSize{mip_extent(image.extent, span.level).width} * kTexelBytes;
+        const VkDeviceSize row = row_bytes(image, span.level);
         const auto& level = levels[std::size_t{span.layer} * image.mip_levels + span.level];
         std::memcpy(staging_bytes(uploader) + span.staging_offset, level.data() + span.y * row,
                     span.rows * row);
@@ -268,11 +277,11 @@ void upload_buffer(const Device& device, Uploader& uploader, const Buffer& dst,
 
 void upload_image_mips(const Device& device, Uploader& uploader, const Image& image,
                        std::span<const std::span<const std::uint8_t>> levels) {
-    check_rgba8_image(uploader, image);
+    check_copyable_image(uploader, image);
     check_levels(image, levels);
     const bool handoff = device.dedicated_transfer();
-    const auto batches =
-        plan_rows(image.extent, 0, image.mip_levels, uploader.staging.size, image.layers);
+    const auto batches = plan_rows(image.extent, 0, image.mip_levels, uploader.staging.size,
+                                   image.layers, texel_block(image.format));
     for (std::size_t b = 0; b < batches.size(); ++b) {
         VkCommandBuffer commands = begin_pass(device, uploader, handoff);
         if (b == 0)
@@ -308,8 +317,7 @@ void upload_buffer(const Device& device, const Buffer& dst, std::span<const std:
 
 void upload_image_mips(const Device& device, const Image& image,
                        std::span<const std::span<const std::uint8_t>> levels) {
-    const VkDeviceSize bytes =
-        std::max(chain_bytes(levels), VkDeviceSize{image.extent.width} * kTexelBytes);
+    const VkDeviceSize bytes = std::max(chain_bytes(levels), row_bytes(image, 0));
     with_uploader(device, bytes,
                   [&](Uploader& uploader) { upload_image_mips(device, uploader, image, levels); });
 }

@@ -50,8 +50,9 @@ void destroy_uploader(const Device& device, Uploader& uploader);
 void upload_buffer(const Device& device, Uploader& uploader, const Buffer& dst,
                    std::span<const std::uint8_t> bytes, VkDeviceSize offset = 0);
 
-// Fills every mip level of every layer of an RGBA8 image (UNORM or SRGB) from `levels`, layer
-// by layer (levels[layer * mip_levels + level]), each level tightly packed, rows top first;
+// Fills every mip level of every layer of an RGBA8 or BC1 image (UNORM or SRGB) from
+// `levels`, layer by layer (levels[layer * mip_levels + level]), each level tightly packed
+// (texels, or 4x4 blocks for BC1), rows top first;
 // small levels and layers share staging copies. The image ends in SHADER_READ_ONLY_OPTIMAL, owned
 // by the main queue family. The image needs VK_IMAGE_USAGE_TRANSFER_DST_BIT, and one row
 // of level 0 must fit in the staging buffer.

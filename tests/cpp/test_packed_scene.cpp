@@ -224,12 +224,12 @@ TEST_CASE("header corruption is caught", "[packed_scene]") {
     auto version = good;
     version[8] = 7;
     require_corrupt(version,
-                    "unsupported version 7 (this build reads version 3): it was written by a "
-                    "newer batchsim");
+                    "unsupported version 7 (this build reads versions 3 to 4): it was written "
+                    "by a newer batchsim");
     version[8] = 2;  // before the vertex colours
     require_corrupt(version,
-                    "unsupported version 2 (this build reads version 3): re-import the scene "
-                    "(batchsim import) or rebuild procedural scenes (batchsim procgen)");
+                    "unsupported version 2 (this build reads versions 3 to 4): re-import the "
+                    "scene (batchsim import) or rebuild procedural scenes (batchsim procgen)");
     auto header = good;
     header[20] ^= 1;  // file_size
     require_corrupt(header, "header checksum mismatch");
@@ -350,7 +350,13 @@ TEST_CASE("section contents are validated behind the checksums", "[packed_scene]
         "source name [0, +1000) lies outside the strings section");
     require_structural(
         with<TextureRecord>(good, SectionKind::TextureTable, 0, [](auto& t) { t.mip_count = 2; }),
-        "texture 0 (4x2, 2 mips) has 44 pixel bytes, expected 40");
+        "texture 0 (4x2, 2 mips, rgba8) has 44 pixel bytes, expected 40");
+    require_structural(
+        with<TextureRecord>(good, SectionKind::TextureTable, 0, [](auto& t) { t.format = 1; }),
+        "texture 0 (4x2, 3 mips, bc1) has 44 pixel bytes, expected 24");
+    require_structural(
+        with<TextureRecord>(good, SectionKind::TextureTable, 0, [](auto& t) { t.format = 2; }),
+        "texture 0 has format 2, expected 0 (RGBA8) or 1 (BC1)");
     require_structural(
         with<TextureRecord>(good, SectionKind::TextureTable, 0, [](auto& t) { t.mip_count = 4; }),
         "texture 0 has 4 mips, expected 1 to 3 for 4x2");

@@ -13,6 +13,7 @@
 namespace {
 
 using batchsim::assets::group_textures;
+using batchsim::assets::kMaxGroupLayers;
 using batchsim::assets::kMaxTextureGroups;
 using batchsim::assets::limit_texture_sizes;
 using batchsim::assets::make_texture;
@@ -20,6 +21,7 @@ using batchsim::assets::PackedScene;
 using batchsim::assets::SceneData;
 using batchsim::assets::texture_sizes;
 using batchsim::assets::TextureData;
+using batchsim::assets::TextureFormat;
 using batchsim::assets::TextureSize;
 
 // A solid texture: its colour survives resampling and mip-mapping.
@@ -66,6 +68,18 @@ TEST_CASE("textures group by size, slots in order of first use, layers in textur
     CHECK(groups.count == std::vector<std::uint32_t>{2, 2, 1});
     CHECK(groups.group == std::vector<std::uint32_t>{0, 1, 0, 2, 1});
     CHECK(groups.layer == std::vector<std::uint32_t>{0, 0, 1, 0, 1});
+}
+
+TEST_CASE("formats group apart, and a full group opens another of its size", "[texture_groups]") {
+    std::vector<TextureSize> sizes(kMaxGroupLayers + 1, TextureSize{4, 4, 3});
+    sizes.insert(sizes.begin() + 1, TextureSize{4, 4, 3, TextureFormat::Bc1Srgb});
+    const auto groups = group_textures(sizes);
+    REQUIRE(groups.sizes.size() == 3);
+    CHECK(groups.sizes[1].format == TextureFormat::Bc1Srgb);
+    CHECK(groups.count == std::vector<std::uint32_t>{kMaxGroupLayers, 1, 1});
+    CHECK(groups.group.back() == 2);
+    CHECK(groups.layer.back() == 0);
+    CHECK(groups.layer[sizes.size() - 2] == kMaxGroupLayers - 1);
 }
 
 TEST_CASE("scenes with at most 16 sizes keep their textures as they are", "[texture_groups]") {
@@ -123,5 +137,7 @@ TEST_CASE("loading rejects a packed scene with more than 16 texture sizes", "[te
             r.pixel_size = std::uint64_t{r.width} * r.height * 4;
         });
     batchsim::test::require_structural(
-        file, "has 17 texture sizes (width x height x mips), renderers hold at most 16: re-import");
+        file,
+        "has 17 texture groups (by size, mips and format, at most 2048 each), renderers hold "
+        "16: re-import");
 }

@@ -22,6 +22,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--axes", help="explicit axis mapping, e.g. x,z,-y (new x,y,z from old)")
     cmd.add_argument("--scale", type=float, default=1.0, help="multiply positions (to metres)")
     cmd.add_argument("--chunk-triangles", type=int, default=1024, help="triangles per chunk")
+    add_texture_options(cmd)
     cmd.add_argument(
         "--topdown",
         metavar="PNG",
@@ -32,6 +33,25 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     navmesh.add_argument("--no-navmesh", action="store_true", help="write no navmesh")
     _add_navmesh_settings(cmd)
     cmd.set_defaults(handler=_import)
+
+
+def add_texture_options(cmd: argparse.ArgumentParser) -> None:
+    """--texture-budget-mib and --texture-format (import and import-dataset)."""
+    from batchsim.scenes import DEFAULT_TEXTURE_BUDGET_MIB, TEXTURE_FORMATS
+
+    cmd.add_argument(
+        "--texture-budget-mib",
+        type=float,
+        default=DEFAULT_TEXTURE_BUDGET_MIB,
+        help="most MiB of texture mip chains per scene; the largest textures lose top mip "
+        f"levels to fit (default {DEFAULT_TEXTURE_BUDGET_MIB:g})",
+    )
+    cmd.add_argument(
+        "--texture-format",
+        choices=TEXTURE_FORMATS,
+        default="rgba8",
+        help="how textures are stored: rgba8, or bc1 (block-compressed, 1/8 of the bytes)",
+    )
 
 
 def _write_floor_maps(navmesh, path: Path) -> None:
@@ -87,12 +107,15 @@ def _import(args: argparse.Namespace) -> int:
         bake_navmesh=not args.no_navmesh,
         settings=navmesh_settings(**overrides),
         chunk_triangles=args.chunk_triangles,
+        texture_budget_mib=args.texture_budget_mib,
+        texture_format=args.texture_format,
     )
     s = summarize(scene, args.out)
     if args.topdown and scene.has_navmesh:
         _write_floor_maps(scene.navmesh(), Path(args.topdown))
     print(
-        f"wrote {s.path}: {s.triangles} triangles, {s.vertices} vertices, {s.textures} textures, "
+        f"wrote {s.path}: {s.triangles} triangles, {s.vertices} vertices, {s.textures} textures "
+        f"({s.texture_bytes / 2**20:.1f} MiB, {args.texture_format}), "
         f"navmesh {s.islands} islands / {s.navigable_area:.1f} m², {s.file_bytes / 1e6:.2f} MB "
         f"in {time.perf_counter() - started:.2f} s"
     )

@@ -36,7 +36,13 @@ from batchsim.datasets.scene_sources import (
     source_hash,
 )
 from batchsim.errors import Error, FormatError, InvalidArgumentError
-from batchsim.scenes import NAVMESH_SETTING_NAMES, import_scene, navmesh_settings
+from batchsim.scenes import (
+    DEFAULT_TEXTURE_BUDGET_MIB,
+    NAVMESH_SETTING_NAMES,
+    TEXTURE_FORMATS,
+    import_scene,
+    navmesh_settings,
+)
 
 PACKED_SUFFIX = ".bsscene"
 STATUSES = ("imported", "reused", "failed")
@@ -54,6 +60,10 @@ class ImportSettings:
     """Multiplies positions (source units to metres)."""
     chunk_triangles: int = 1024
     """Triangles per culling chunk."""
+    texture_budget_mib: float = DEFAULT_TEXTURE_BUDGET_MIB
+    """Most MiB of texture mip chains per scene (import_scene's)."""
+    texture_format: str = "rgba8"
+    """How textures are stored: "rgba8" or "bc1"."""
     navmesh: dict = dataclasses.field(default_factory=dict)
     """NavMeshSettings overrides for scenes without a .navmesh beside them (baked)."""
 
@@ -64,6 +74,14 @@ class ImportSettings:
             raise InvalidArgumentError(f"scale must be finite and > 0, got {self.scale}")
         if self.chunk_triangles < 1:
             raise InvalidArgumentError(f"chunk_triangles must be >= 1, got {self.chunk_triangles}")
+        if not (math.isfinite(self.texture_budget_mib) and self.texture_budget_mib > 0):
+            raise InvalidArgumentError(
+                f"texture_budget_mib must be finite and > 0, got {self.texture_budget_mib}"
+            )
+        if self.texture_format not in TEXTURE_FORMATS:
+            raise InvalidArgumentError(
+                f"texture_format must be one of {TEXTURE_FORMATS}, got {self.texture_format!r}"
+            )
         navmesh_settings(**self.navmesh)
 
     def cache_key(self, bakes: bool) -> str:
@@ -75,6 +93,8 @@ class ImportSettings:
             "axes": self.axes,
             "scale": self.scale,
             "chunk_triangles": self.chunk_triangles,
+            "texture_budget_mib": self.texture_budget_mib,
+            "texture_format": self.texture_format,
         }
         if bakes:
             settings = navmesh_settings(**self.navmesh)
@@ -297,6 +317,8 @@ def _imported(job: SceneJob, digest: str, started: float) -> SceneResult:
         navmesh=job.navmesh,
         settings=navmesh_settings(**settings.navmesh),
         chunk_triangles=settings.chunk_triangles,
+        texture_budget_mib=settings.texture_budget_mib,
+        texture_format=settings.texture_format,
     )
     return SceneResult(
         scene=job.scene,
