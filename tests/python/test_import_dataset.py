@@ -14,8 +14,9 @@ import pytest
 
 import batchsim
 from batchsim.cli import main
-from batchsim.datasets import generate_episodes, import_dataset, load_pointnav, write_pointnav
+from batchsim.datasets import import_dataset, load_pointnav
 from batchsim.train.config import TrainConfig
+from habitat_layout import gibson_scenes, habitat_split
 
 MODELS = Path(os.environ.get("BATCHSIM_ASSIMP_MODELS", "/usr/share/assimp/models"))
 pytestmark = pytest.mark.skipif(not MODELS.is_dir(), reason="assimp-testmodels not installed")
@@ -60,13 +61,7 @@ def src(procgen_dataset, tmp_path_factory) -> Path:
         MODELS / "OBJ", [*obj_files, "wal67ar_small.jpg", "wal69ar_small.jpg"], root / "objects"
     )
     copy_files(MODELS / "PLY", ["cube_uv.ply"], root / "objects")
-    procgen = procgen_dataset[0] / "scene_datasets/procgen"
-    (root / "gibson").mkdir()
-    for name, stem in (("apartment", "apartment_0005_0000"), ("office", "office_0005_0001")):
-        shutil.copy(procgen / f"{stem}.glb", root / f"gibson/{name}.glb")
-        batchsim.Scene.load(procgen / f"{stem}.bsscene").navmesh().save(
-            root / f"gibson/{name}.navmesh"
-        )
+    gibson_scenes(procgen_dataset[0], root)
     (root / "broken").mkdir()
     (root / "broken/empty.glb").write_bytes(b"")
     (root / "broken/corrupt.glb").write_bytes(b"glTF" + bytes(range(256)) * 8)
@@ -130,12 +125,8 @@ def _row(table: str, scene: str) -> str:
 def test_habitat_episodes_run_on_the_imported_scenes(src, first_run, cpu_context, tmp_path):
     pytest.importorskip("torch")
     out, _ = first_run
-    episodes = {}
-    for scene in ("gibson/apartment.glb", "box/BoxTextured.gltf", "objects/spider.obj"):
-        navmesh = batchsim.Scene.load(out / Path(scene).with_suffix(".bsscene")).navmesh()
-        scene_id = f"data/scene_datasets/{scene}"
-        episodes[scene_id] = generate_episodes(navmesh, scene_id, 4, seed=1)
-    split = write_pointnav(tmp_path / "pointnav/gibson/v1", "val", episodes)
+    scenes = ("gibson/apartment.glb", "box/BoxTextured.gltf", "objects/spider.obj")
+    split = habitat_split(out, tmp_path / "pointnav/gibson/v1", scenes)
     dataset = load_pointnav(split, scenes_dir=out)
     table = batchsim.datasets.episode_table(dataset)
     relative = [s.removeprefix("data/scene_datasets/") for s in table.scene_ids]
