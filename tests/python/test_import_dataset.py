@@ -1,12 +1,16 @@
 """`batchsim import-dataset` / batchsim.datasets.import_dataset over a folder laid out like
 Habitat's scene_datasets: real models from Debian's assimp-testmodels (glTF with external
 buffer and texture, OBJ with materials, PLY), procedural GLBs with Habitat .navmesh files
-beside them, and broken files; then Habitat PointNav episodes run on what it wrote."""
+beside them, and broken files; then Habitat PointNav episodes run on what it wrote, and
+re-runs reuse scenes by their files' sizes and mtimes, hashing only where those changed."""
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +18,9 @@ import pytest
 
 import batchsim
 from batchsim.cli import main
-from batchsim.datasets import generate_episodes, import_dataset, load_pointnav, write_pointnav
+from batchsim.datasets import import_dataset, load_pointnav
 from batchsim.train.config import TrainConfig
+from habitat_layout import gibson_scenes, habitat_split
 
 MODELS = Path(os.environ.get("BATCHSIM_ASSIMP_MODELS", "/usr/share/assimp/models"))
 pytestmark = pytest.mark.skipif(not MODELS.is_dir(), reason="assimp-testmodels not installed")
@@ -49,24 +54,14 @@ def copy_files(source: Path, names: list[str], target: Path) -> None:
 def src(procgen_dataset, tmp_path_factory) -> Path:
     """SRC in Habitat's layout, good and broken scenes, plus files that are not scenes."""
     root = tmp_path_factory.mktemp("import") / "scene_datasets"
-    copy_files(
-        MODELS / "glTF2/BoxTextured-glTF",
-        ["BoxTextured.gltf", "BoxTextured0.bin", "CesiumLogoFlat.png"],
-        root / "box",
-    )
+    copy_files(MODELS / "glTF2/BoxTextured-glTF", BOX_FILES, root / "box")
     plane_navmesh(root / "box/BoxTextured.navmesh", 6.0)
     obj_files = ["spider.obj", "spider.mtl", "SpiderTex.jpg", "drkwood2.jpg", "engineflare1.jpg"]
     copy_files(
         MODELS / "OBJ", [*obj_files, "wal67ar_small.jpg", "wal69ar_small.jpg"], root / "objects"
     )
     copy_files(MODELS / "PLY", ["cube_uv.ply"], root / "objects")
-    procgen = procgen_dataset[0] / "scene_datasets/procgen"
-    (root / "gibson").mkdir()
-    for name, stem in (("apartment", "apartment_0005_0000"), ("office", "office_0005_0001")):
-        shutil.copy(procgen / f"{stem}.glb", root / f"gibson/{name}.glb")
-        batchsim.Scene.load(procgen / f"{stem}.bsscene").navmesh().save(
-            root / f"gibson/{name}.navmesh"
-        )
+    gibson_scenes(procgen_dataset[0], root)
     (root / "broken").mkdir()
     (root / "broken/empty.glb").write_bytes(b"")
     (root / "broken/corrupt.glb").write_bytes(b"glTF" + bytes(range(256)) * 8)
@@ -130,12 +125,8 @@ def _row(table: str, scene: str) -> str:
 def test_habitat_episodes_run_on_the_imported_scenes(src, first_run, cpu_context, tmp_path):
     pytest.importorskip("torch")
     out, _ = first_run
-    episodes = {}
-    for scene in ("gibson/apartment.glb", "box/BoxTextured.gltf", "objects/spider.obj"):
-        navmesh = batchsim.Scene.load(out / Path(scene).with_suffix(".bsscene")).navmesh()
-        scene_id = f"data/scene_datasets/{scene}"
-        episodes[scene_id] = generate_episodes(navmesh, scene_id, 4, seed=1)
-    split = write_pointnav(tmp_path / "pointnav/gibson/v1", "val", episodes)
+    scenes = ("gibson/apartment.glb", "box/BoxTextured.gltf", "objects/spider.obj")
+    split = habitat_split(out, tmp_path / "pointnav/gibson/v1", scenes)
     dataset = load_pointnav(split, scenes_dir=out)
     table = batchsim.datasets.episode_table(dataset)
     relative = [s.removeprefix("data/scene_datasets/") for s in table.scene_ids]
@@ -175,3 +166,119 @@ def test_bad_sources_are_clear_errors(tmp_path, capsys):
         import_dataset(twins, tmp_path / "out", exclude=["*.obj"], show_progress=False)
     results = import_dataset(twins, tmp_path / "out", exclude=["*.obj"], force=True)
     assert [(r.scene, r.status) for r in results] == [("cube_uv.ply", "imported")]
+
+
+# ---- re-runs: sizes and mtimes decide where they can, the content hash where they cannot
+
+
+def backdate(path: Path, hours: float = 1.0) -> int:
+    """Sets the mtime of `path` (every file under it, for a folder) `hours` into the past
+    and returns it: files changed in the last seconds are hashed on every run (RECENT_NS)."""
+    when = time.time_ns() - int(hours * 3600e9)
+    for file in [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]:
+        os.utime(file, ns=(when, when))
+    return when
+
+
+@pytest.fixture
+def rerun(procgen_dataset, tmp_path, monkeypatch):
+    """(src, out, hashed): a glTF with an external buffer and texture and a GLB with a Habitat
+    navmesh, imported once; then hashed[i] lists the scenes that run i after it sent to the
+    worker processes, the only place where inputs are hashed."""
+    src = tmp_path / "scene_datasets"
+    copy_files(MODELS / "glTF2/BoxTextured-glTF", BOX_FILES, src / "box")
+    plane_navmesh(src / "box/BoxTextured.navmesh", 6.0)
+    gibson_scenes(procgen_dataset[0], src, names=("apartment",))
+    backdate(src)
+    out = tmp_path / "packed"
+    first = import_dataset(src, out, workers=2, show_progress=False)
+    assert [(r.status, r.hashed) for r in first] == [("imported", True)] * 2
+    module = importlib.import_module("batchsim.datasets.import_dataset")
+    run_jobs, hashed = module.run_jobs, []
+
+    def spy(jobs, *args):
+        hashed.append(sorted(job.scene for job in jobs))
+        return run_jobs(jobs, *args)
+
+    monkeypatch.setattr(module, "run_jobs", spy)
+    return src, out, hashed
+
+
+BOX, APARTMENT = "box/BoxTextured.gltf", "gibson/apartment.glb"
+BOX_FILES = ["BoxTextured.gltf", "BoxTextured0.bin", "CesiumLogoFlat.png"]
+
+
+def again(src: Path, out: Path, **options) -> dict[str, tuple[str, bool]]:
+    """scene -> (status, hashed) of one more run."""
+    results = import_dataset(src, out, workers=2, show_progress=False, **options)
+    return {r.scene: (r.status, r.hashed) for r in results}
+
+
+def manifest(out: Path) -> dict:
+    return json.loads((out / "batchsim-import.json").read_bytes())["scenes"]
+
+
+def test_a_second_run_reuses_unchanged_scenes_without_hashing(rerun):
+    src, out, hashed = rerun
+    before = (out / "batchsim-import.json").read_bytes()
+    assert again(src, out) == {BOX: ("reused", False), APARTMENT: ("reused", False)}
+    assert hashed == [[]]  # no scene went to a worker: nothing was hashed
+    assert (out / "batchsim-import.json").read_bytes() == before
+    files = manifest(out)[BOX]["inputs"]["files"]
+    assert [f[:2] for f in files] == [
+        ["model", "BoxTextured.gltf"],
+        ["reference", "BoxTextured0.bin"],
+        ["reference", "CesiumLogoFlat.png"],
+        ["navmesh", "BoxTextured.navmesh"],
+    ]
+    png = (src / "box/CesiumLogoFlat.png").stat()
+    assert files[2][2:] == [png.st_size, png.st_mtime_ns]
+
+
+def test_a_touched_input_is_hashed_and_its_scene_still_reused(rerun):
+    src, out, hashed = rerun
+    touched = backdate(src / "box/CesiumLogoFlat.png", hours=2)  # same bytes, other mtime
+    assert again(src, out) == {BOX: ("reused", True), APARTMENT: ("reused", False)}
+    assert hashed == [[BOX]]
+    assert manifest(out)[BOX]["inputs"]["files"][2][3] == touched  # the stats are refreshed
+    assert again(src, out) == {BOX: ("reused", False), APARTMENT: ("reused", False)}
+    # A file changed in the last seconds is not trusted by its mtime, nor one dated in the
+    # future (here, so that no timing matters): hashed, and again on every run until it ages.
+    backdate(src / "gibson/apartment.navmesh", hours=-1)
+    assert again(src, out)[APARTMENT] == ("reused", True)
+    assert "inputs" not in manifest(out)[APARTMENT]
+    assert again(src, out)[APARTMENT] == ("reused", True)
+
+
+def test_changed_content_is_imported_again(rerun):
+    src, out, hashed = rerun
+    gltf = src / "box/BoxTextured.gltf"
+    text = gltf.read_bytes()
+    gltf.write_bytes(text.replace(b'"COLLADA2GLTF"', b'"COLLADA2GLTX"'))  # same size
+    assert gltf.stat().st_size == len(text)
+    backdate(gltf, hours=2)
+    assert again(src, out) == {BOX: ("imported", True), APARTMENT: ("reused", False)}
+    assert hashed == [[BOX]]
+    plane_navmesh(src / "gibson/apartment.navmesh", 6.0)  # another navmesh: a new scene
+    backdate(src / "gibson/apartment.navmesh", hours=3)
+    assert again(src, out) == {BOX: ("reused", False), APARTMENT: ("imported", True)}
+
+
+def test_rehash_hashes_every_scene(rerun, capsys):
+    src, out, hashed = rerun
+    argv = ["import-dataset", str(src), str(out), "--workers", "2", "--quiet", "--rehash"]
+    assert main(argv) == 0
+    assert hashed == [[BOX, APARTMENT]]
+    table = capsys.readouterr().out
+    assert [_row(table, scene).split()[1] for scene in (BOX, APARTMENT)] == ["reused"] * 2
+
+
+def test_a_manifest_without_sizes_and_mtimes_is_hashed_once(rerun):
+    src, out, hashed = rerun
+    document = json.loads((out / "batchsim-import.json").read_bytes())
+    for entry in document["scenes"].values():
+        del entry["inputs"]  # as batchsim wrote it before it recorded them
+    (out / "batchsim-import.json").write_text(json.dumps(document))
+    assert again(src, out) == {BOX: ("reused", True), APARTMENT: ("reused", True)}
+    assert again(src, out) == {BOX: ("reused", False), APARTMENT: ("reused", False)}
+    assert hashed == [[BOX, APARTMENT], []]

@@ -1,5 +1,6 @@
 """`batchsim video` writes a GIF with one frame per simulator state (each episode's start,
-then every step), the agent's marker moves on the map, and bad input is a clear message."""
+then every step), the agent's marker moves on the map, Habitat episodes run on an
+import-dataset output through --scenes-dir, and bad input is a clear message."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from batchsim.train.video import record_episodes, video_simulator  # noqa: E402
 from batchsim.viz import heading_vector, write_gif  # noqa: E402
 from batchsim.viz.episode_map import MAP_WIDTH  # noqa: E402
 from batchsim.viz.frames import COLOURS, VIEW_HEIGHT  # noqa: E402
+from habitat_layout import gibson_scenes, habitat_split  # noqa: E402
 
 STEP_LIMIT = 20
 
@@ -25,6 +27,20 @@ STEP_LIMIT = 20
 def val(procgen_dataset):
     root, _ = procgen_dataset
     return root / "pointnav" / "val"
+
+
+@pytest.fixture(scope="module")
+def habitat(procgen_dataset, tmp_path_factory):
+    """(split, OUT): import-dataset's OUT from a Habitat-layout scene_datasets folder, and a
+    split elsewhere whose scene_ids ("data/scene_datasets/gibson/apartment.glb") resolve
+    only with scenes_dir=OUT."""
+    from batchsim.datasets import import_dataset
+
+    root = tmp_path_factory.mktemp("habitat")
+    gibson_scenes(procgen_dataset[0], root / "scene_datasets", names=("apartment",))
+    import_dataset(root / "scene_datasets", root / "packed", workers=1, show_progress=False)
+    split = habitat_split(root / "packed", root / "pointnav/gibson/v1", ["gibson/apartment.glb"])
+    return split, root / "packed"
 
 
 def small_sim(split, cpu_context):
@@ -103,6 +119,32 @@ def test_the_command_writes_the_gif(val, tmp_path, capsys):
         assert gif.n_frames == 4
 
 
+def test_scenes_dir_records_episodes_of_an_imported_dataset(habitat, tmp_path, capsys):
+    split, packed = habitat
+    out = tmp_path / "habitat.gif"
+    argv = ["--agent", "forward", "--split", str(split), "--episodes", "2", "--out", str(out)]
+    options = ["--max-episode-steps", "3", "--resolution", "16", "--device", "cpu"]
+    assert run_command(*argv, *options, "--scenes-dir", str(packed)) == 0
+    assert "8 frames of 2 episodes" in capsys.readouterr().out  # forward: 3 steps + the start
+    with Image.open(out) as gif:
+        assert gif.n_frames == 8
+
+
+@pytest.mark.parametrize("where", ["missing", "empty"])
+def test_a_wrong_scenes_dir_names_the_scene_it_looked_for(habitat, tmp_path, capsys, where):
+    split, _ = habitat
+    wrong = tmp_path / where
+    if where == "empty":
+        wrong.mkdir()
+    out = tmp_path / "habitat.gif"
+    argv = ["--agent", "forward", "--split", str(split), "--scenes-dir", str(wrong)]
+    assert run_command(*argv, "--out", str(out), "--device", "cpu") == 2
+    error = capsys.readouterr().err
+    assert error.startswith("batchsim video: error: scene 'data/scene_datasets/gibson/apartment")
+    assert str(wrong / "gibson/apartment.bsscene") in error and "Traceback" not in error
+    assert not out.exists()
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -124,18 +166,23 @@ def test_bad_input_is_a_clear_message(val, tmp_path, capsys, argv, message):
     assert not out.exists()
 
 
-def test_a_checkpoint_records_its_policy_on_its_val_split(val, tmp_path, capsys):
+def write_demo_checkpoint(run, *overrides: str):
+    """A checkpoint of an untrained small policy in run/, its config the demo preset's."""
     import dataclasses
 
     from batchsim.train.checkpoint import write_checkpoint
     from batchsim.train.config import make_config
     from batchsim.train.models import Policy
 
-    overrides = ["hidden_size=16", "max_episode_steps=4", "resolution=16", f"val_dataset={val}"]
+    overrides = ["hidden_size=16", "max_episode_steps=4", "resolution=16", *overrides]
     config = make_config("demo", overrides=overrides)
     policy = Policy("simple_cnn", 1, hidden=16, layers=1, rnn="gru")
     state = {"config": dataclasses.asdict(config), "policy": policy.state_dict(), "updates": 0}
-    write_checkpoint(state, tmp_path / "run" / "checkpoint.pt")
+    write_checkpoint(state, run / "checkpoint.pt")
+
+
+def test_a_checkpoint_records_its_policy_on_its_val_split(val, tmp_path, capsys):
+    write_demo_checkpoint(tmp_path / "run", f"val_dataset={val}")
     out = tmp_path / "policy.gif"
     assert (
         run_command("--checkpoint", str(tmp_path / "run"), "--episodes", "1", "--out", str(out))
@@ -144,3 +191,14 @@ def test_a_checkpoint_records_its_policy_on_its_val_split(val, tmp_path, capsys)
     assert "of 1 episodes" in capsys.readouterr().out
     with Image.open(out) as gif:
         assert 2 <= gif.n_frames <= 5  # the start, then up to the step limit
+
+
+def test_a_checkpoint_brings_its_scenes_dir(habitat, tmp_path, capsys):
+    split, packed = habitat
+    write_demo_checkpoint(tmp_path / "run", f"val_dataset={split}", f"scenes_dir={packed}")
+    out = tmp_path / "policy.gif"
+    argv = ["--checkpoint", str(tmp_path / "run"), "--episodes", "1", "--out", str(out)]
+    assert run_command(*argv, "--device", "cpu") == 0
+    assert "of 1 episodes" in capsys.readouterr().out
+    assert run_command(*argv, "--device", "cpu", "--scenes-dir", str(tmp_path)) == 2
+    assert str(tmp_path / "gibson/apartment.bsscene") in capsys.readouterr().err  # overridden

@@ -37,6 +37,16 @@ def add_policy_arguments(cmd: argparse.ArgumentParser) -> None:
     )
 
 
+def add_scenes_dir(cmd: argparse.ArgumentParser) -> None:
+    """--scenes-dir: where the split's scene_ids resolve (None: the checkpoint's, if any)."""
+    cmd.add_argument(
+        "--scenes-dir",
+        metavar="DIR",
+        help="where scene_ids resolve, e.g. import-dataset's OUT (Habitat's); default: the "
+        "checkpoint's scenes_dir",
+    )
+
+
 def add_device_and_seed(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--device", help="cpu, cuda or cuda:N (default: batchsim's choice)")
     cmd.add_argument("--seed", type=int, default=0, help="seeds the simulator and the agent")

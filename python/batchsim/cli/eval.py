@@ -95,9 +95,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     _common.add_policy_arguments(cmd)
     cmd.add_argument("--agents", default="policy", help="comma-separated: policy, random, forward")
     cmd.add_argument("--envs", type=int, default=32, help="environments stepped together")
-    cmd.add_argument(
-        "--scenes-dir", help="where scene_ids resolve, e.g. import-dataset's OUT (Habitat's)"
-    )
+    _common.add_scenes_dir(cmd)
     _common.add_device_and_seed(cmd)
     cmd.add_argument("--json", help="also write the results here (atomically)")
     cmd.set_defaults(handler=_eval)

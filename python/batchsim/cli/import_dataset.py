@@ -13,8 +13,10 @@ from batchsim.cli.scene_import import _add_navmesh_settings, add_texture_options
 EPILOG = """\
 A Habitat .navmesh beside a model (same stem: Adrian.glb + Adrian.navmesh) is embedded as it
 is; other models get one baked with the navmesh settings below. OUT/batchsim-import.json
-records each scene's input hash. Then load_pointnav(split, scenes_dir=OUT) (or the
-TrainConfig field scenes_dir=OUT) runs Habitat episodes on the packed scenes.
+records each scene's input hash and its input files' sizes and mtimes: a second run reuses
+a scene without hashing while these are unchanged (--rehash hashes anyway). Then
+load_pointnav(split, scenes_dir=OUT) (or the TrainConfig field scenes_dir=OUT) runs Habitat
+episodes on the packed scenes.
 Exit status: 0 all scenes imported or reused, 1 some failed, 2 bad arguments."""
 
 
@@ -40,6 +42,11 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         f"default {' '.join(DEFAULT_EXCLUDE)})",
     )
     cmd.add_argument("--force", action="store_true", help="import every scene, even if current")
+    cmd.add_argument(
+        "--rehash",
+        action="store_true",
+        help="hash every scene's input files, even where their sizes and mtimes are as recorded",
+    )
     cmd.add_argument("--quiet", action="store_true", help="no progress bar")
     cmd.add_argument("--up", choices=("y", "z"), default="y", help="the models' up axis")
     cmd.add_argument("--axes", help="explicit axis mapping, e.g. x,z,-y (new x,y,z from old)")
@@ -72,6 +79,7 @@ def _import_dataset(args: argparse.Namespace) -> int:
         settings=settings,
         exclude=DEFAULT_EXCLUDE if args.exclude is None else args.exclude,
         force=args.force,
+        rehash=args.rehash,
         show_progress=not args.quiet,
     )
     print(format_table(results))

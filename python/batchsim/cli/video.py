@@ -25,6 +25,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--episodes", type=int, default=3, help="episodes to record (default 3)")
     cmd.add_argument("--out", default="video.gif", help="GIF to write (default video.gif)")
     cmd.add_argument("--fps", type=float, default=8.0, help="frames per second (default 8)")
+    _common.add_scenes_dir(cmd)
     _common.add_device_and_seed(cmd)
     cmd.add_argument(
         "--max-episode-steps",
@@ -53,9 +54,12 @@ def _record_video(args: argparse.Namespace) -> int:
     pillow()
     import torch
 
+    from batchsim.datasets import load_pointnav
+
     policy, config, split = _common.load_policy_and_split(args.checkpoint, args.split)
+    scenes_dir = args.scenes_dir or (config.scenes_dir if config else None)
     sim = video_simulator(
-        split,
+        load_pointnav(split, scenes_dir=scenes_dir),
         sensors=config.sensors if config else ("depth", "rgb"),
         resolution=args.resolution or (config.resolution if config else 64),
         max_episode_steps=args.max_episode_steps or (config.max_episode_steps if config else 500),

@@ -9,15 +9,14 @@ load_pointnav(split, scenes_dir=OUT).
 A Habitat .navmesh beside a model (same stem) is embedded as it is, so that paths match
 Habitat's exactly; other models get one baked. Scenes whose inputs (model, the files it
 references, the navmesh, the settings, the packed format version) hash as in OUT's manifest
-are reused. A broken scene fails alone and leaves no file behind.
+are reused; where every input file still has the size and mtime the manifest recorded, they
+are reused without hashing (rehash=True hashes them all). A broken scene fails alone and
+leaves no file behind.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import json
-import math
 import multiprocessing
 import os
 import time
@@ -26,80 +25,23 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from batchsim import _core
 from batchsim._progress import progress
 from batchsim.datasets.import_manifest import load_manifest, save_manifest
+from batchsim.datasets.import_settings import ImportSettings
 from batchsim.datasets.scene_sources import (
     DEFAULT_EXCLUDE,
     find_models,
+    input_stats,
     sibling_navmesh,
     source_hash,
+    source_inputs,
+    unchanged_inputs,
 )
 from batchsim.errors import Error, FormatError, InvalidArgumentError
-from batchsim.scenes import (
-    DEFAULT_TEXTURE_BUDGET_MIB,
-    NAVMESH_SETTING_NAMES,
-    TEXTURE_FORMATS,
-    import_scene,
-    navmesh_settings,
-)
+from batchsim.scenes import import_scene, navmesh_settings
 
 PACKED_SUFFIX = ".bsscene"
 STATUSES = ("imported", "reused", "failed")
-
-
-@dataclasses.dataclass(frozen=True)
-class ImportSettings:
-    """How every model is imported (batchsim.import_scene's keywords)."""
-
-    up: str = "y"
-    """The models' up axis: "y" (Habitat's convention) or "z"."""
-    axes: str | None = None
-    """An explicit axis mapping such as "x,z,-y" instead of `up`."""
-    scale: float = 1.0
-    """Multiplies positions (source units to metres)."""
-    chunk_triangles: int = 1024
-    """Triangles per culling chunk."""
-    texture_budget_mib: float = DEFAULT_TEXTURE_BUDGET_MIB
-    """Most MiB of texture mip chains per scene (import_scene's)."""
-    texture_format: str = "rgba8"
-    """How textures are stored: "rgba8" or "bc1"."""
-    navmesh: dict = dataclasses.field(default_factory=dict)
-    """NavMeshSettings overrides for scenes without a .navmesh beside them (baked)."""
-
-    def validate(self) -> None:
-        if self.up not in ("y", "z"):
-            raise InvalidArgumentError(f"up must be 'y' or 'z', got {self.up!r}")
-        if not (math.isfinite(self.scale) and self.scale > 0):
-            raise InvalidArgumentError(f"scale must be finite and > 0, got {self.scale}")
-        if self.chunk_triangles < 1:
-            raise InvalidArgumentError(f"chunk_triangles must be >= 1, got {self.chunk_triangles}")
-        if not (math.isfinite(self.texture_budget_mib) and self.texture_budget_mib > 0):
-            raise InvalidArgumentError(
-                f"texture_budget_mib must be finite and > 0, got {self.texture_budget_mib}"
-            )
-        if self.texture_format not in TEXTURE_FORMATS:
-            raise InvalidArgumentError(
-                f"texture_format must be one of {TEXTURE_FORMATS}, got {self.texture_format!r}"
-            )
-        navmesh_settings(**self.navmesh)
-
-    def cache_key(self, bakes: bool) -> str:
-        """Everything besides the input files that decides the output bytes; the bake
-        settings only where a navmesh is baked."""
-        key = {
-            "packed_format_version": packed_format_version(),
-            "up": self.up,
-            "axes": self.axes,
-            "scale": self.scale,
-            "chunk_triangles": self.chunk_triangles,
-            "texture_budget_mib": self.texture_budget_mib,
-            "texture_format": self.texture_format,
-        }
-        if bakes:
-            settings = navmesh_settings(**self.navmesh)
-            key["navmesh_settings"] = {n: getattr(settings, n) for n in NAVMESH_SETTING_NAMES}
-        return json.dumps(key, sort_keys=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,16 +71,14 @@ class SceneResult:
     seconds: float = 0.0
     error: str = ""
     hash: str = ""
+    hashed: bool = False  # imported or reused: this run hashed the inputs (else their stats
+    # matched the manifest's: scene_sources.unchanged_inputs)
+    inputs: dict | None = None  # the inputs' sizes and mtimes (scene_sources.input_stats)
 
     def manifest_entry(self) -> dict:
         fields = ("hash", "output", "navmesh", "triangles", "textures", "file_bytes", "seconds")
-        return {name: getattr(self, name) for name in fields} | {"seconds": round(self.seconds, 3)}
-
-
-@functools.cache
-def packed_format_version() -> int:
-    """The packed scene format version this build writes (part of every cache key)."""
-    return _core.PACKED_SCENE_VERSION
+        entry = {name: getattr(self, name) for name in fields} | {"seconds": round(self.seconds, 3)}
+        return entry if self.inputs is None else entry | {"inputs": self.inputs}
 
 
 def output_name(scene: Path) -> Path:
@@ -155,13 +95,15 @@ def import_dataset(
     settings: ImportSettings | None = None,
     exclude: Sequence[str] = DEFAULT_EXCLUDE,
     force: bool = False,
+    rehash: bool = False,
     show_progress: bool = True,
     on_result: Callable[[SceneResult], None] | None = None,
 ) -> list[SceneResult]:
     """Imports every model under `src` into `out` (see the module docstring); returns one
     SceneResult per model in SRC order. workers: processes (default os.cpu_count()).
     exclude: globs of relative paths to skip. force: import even scenes the manifest says
-    are current. on_result: called in this process as each scene finishes."""
+    are current. rehash: hash every scene's inputs, even where their sizes and mtimes are
+    as the manifest recorded. on_result: called in this process as each scene finishes."""
     settings = settings or ImportSettings()
     settings.validate()
     if workers is not None and workers < 1:
@@ -170,16 +112,53 @@ def import_dataset(
     jobs = plan_jobs(Path(src), Path(out), settings, exclude, {} if force else manifest)
 
     def record(result: SceneResult) -> None:
-        if result.status != "reused":  # a reused scene's entry stays as its import wrote it
-            manifest.pop(result.scene, None)
-            if result.status == "imported":
-                manifest[result.scene] = result.manifest_entry()
+        if _record(manifest, result):
             save_manifest(Path(out), manifest)  # after each scene: an interrupted run keeps them
         if on_result is not None:
             on_result(result)
 
-    results = run_jobs(jobs, workers or os.cpu_count() or 1, show_progress, record)
+    results = {} if rehash else _reused_unchanged(jobs)
+    for result in results.values():
+        record(result)
+    pending = [job for job in jobs if job.scene not in results]
+    results |= run_jobs(pending, workers or os.cpu_count() or 1, show_progress, record)
     return [results[job.scene] for job in jobs]
+
+
+def _record(manifest: dict[str, dict], result: SceneResult) -> bool:
+    """Updates the manifest for one result; whether it changed. A reused scene's entry stays
+    as its import wrote it, but for the sizes and mtimes of its inputs when they were hashed."""
+    if result.status == "reused":
+        entry = manifest[result.scene]
+        if not result.hashed or entry.get("inputs") == result.inputs:
+            return False
+        entry.pop("inputs", None)
+        if result.inputs is not None:
+            entry["inputs"] = result.inputs
+        return True
+    manifest.pop(result.scene, None)
+    if result.status == "imported":
+        manifest[result.scene] = result.manifest_entry()
+    return True
+
+
+def _reused_unchanged(jobs: list[SceneJob]) -> dict[str, SceneResult]:
+    """The scenes reused without hashing: their manifest entry records the sizes and mtimes
+    of their inputs, and every input file still has them (see scene_sources.input_stats)."""
+    reused = {}
+    for job in jobs:
+        started = time.perf_counter()
+        entry = job.previous
+        try:
+            unchanged = entry is not None and unchanged_inputs(
+                entry.get("inputs"), job.model, job.navmesh, job.cache_key
+            )
+        except OSError:  # a worker hashes it and reports what is wrong
+            unchanged = False
+        if unchanged and _output_intact(job):
+            seconds = time.perf_counter() - started
+            reused[job.scene] = _reused(job, entry["hash"], seconds, False, entry["inputs"])
+    return reused
 
 
 def _earlier_manifest(out: Path, force: bool) -> dict[str, dict]:
@@ -240,6 +219,8 @@ def run_jobs(
     """Runs every job in `workers` fresh processes (spawned, not forked: the caller may
     hold Vulkan devices and threads), largest models first so that no big one starts last."""
     results: dict[str, SceneResult] = {}
+    if not jobs:
+        return results
     order = sorted(jobs, key=lambda job: _size(job.model), reverse=True)
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
@@ -274,22 +255,27 @@ def import_one(job: SceneJob) -> SceneResult:
     packed scene is still there, imported otherwise; any error becomes a failed result."""
     started = time.perf_counter()
     try:
-        digest = source_hash(job.model, job.navmesh, job.cache_key)
-        if _still_current(job, digest):
-            return _reused(job, digest, time.perf_counter() - started)
-        return _imported(job, digest, started)
+        inputs = source_inputs(job.model, job.navmesh)
+        stats = input_stats(inputs, job.cache_key)  # before hashing: see input_stats
+        digest = source_hash(job.model, job.navmesh, job.cache_key, inputs)
+        if job.previous is not None and job.previous["hash"] == digest and _output_intact(job):
+            return _reused(job, digest, time.perf_counter() - started, True, stats)
+        return _imported(job, digest, started, stats)
     except Exception as exc:  # one broken scene must not stop the others
         return _failure(job, _reason(exc, job.model), time.perf_counter() - started)
 
 
-def _still_current(job: SceneJob, digest: str) -> bool:
+def _output_intact(job: SceneJob) -> bool:
+    """Whether the packed scene the manifest records is still there, at its size."""
     entry = job.previous
-    if entry is None or entry["hash"] != digest or not job.output.is_file():
+    if entry is None or not job.output.is_file():
         return False
     return job.output.stat().st_size == entry["file_bytes"]
 
 
-def _reused(job: SceneJob, digest: str, seconds: float) -> SceneResult:
+def _reused(
+    job: SceneJob, digest: str, seconds: float, hashed: bool, inputs: dict | None
+) -> SceneResult:
     entry = job.previous or {}
     return SceneResult(
         scene=job.scene,
@@ -301,10 +287,12 @@ def _reused(job: SceneJob, digest: str, seconds: float) -> SceneResult:
         file_bytes=entry["file_bytes"],
         seconds=seconds,
         hash=digest,
+        hashed=hashed,
+        inputs=inputs,
     )
 
 
-def _imported(job: SceneJob, digest: str, started: float) -> SceneResult:
+def _imported(job: SceneJob, digest: str, started: float, inputs: dict | None) -> SceneResult:
     """Imports into OUT (the packed scene is written atomically by the importer)."""
     job.output.parent.mkdir(parents=True, exist_ok=True)
     settings = job.settings
@@ -330,6 +318,8 @@ def _imported(job: SceneJob, digest: str, started: float) -> SceneResult:
         file_bytes=scene.file_bytes,
         seconds=time.perf_counter() - started,
         hash=digest,
+        hashed=True,
+        inputs=inputs,
     )
 
 

@@ -1,11 +1,18 @@
 """OUT/batchsim-import.json: what `batchsim import-dataset` wrote into OUT, one entry per
 scene (keyed by the model's path relative to SRC) with the hash of its inputs, so that a
-second run reuses every scene whose inputs did not change.
+second run reuses every scene whose inputs did not change, and the sizes and mtimes of its
+input files, so that it can tell most of them without hashing.
 
     {"format": "batchsim import-dataset manifest", "version": 1,
      "scenes": {"gibson/Adrian.glb": {"hash": "sha256:...", "output": "gibson/Adrian.bsscene",
                                       "navmesh": "habitat", "triangles": 1, "textures": 1,
-                                      "file_bytes": 1, "seconds": 1.0}}}
+                                      "file_bytes": 1, "seconds": 1.0,
+                                      "inputs": {"settings": "sha256:...", "files": [
+                                          ["model", "Adrian.glb", 1, 1700000000000000000],
+                                          ["navmesh", "Adrian.navmesh", 1, 1700000000000000000]]}}}}
+
+"inputs" (scene_sources.input_stats) is optional: entries without it, as earlier versions
+wrote them, are hashed on the next run and get it then.
 """
 
 from __future__ import annotations

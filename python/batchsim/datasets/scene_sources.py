@@ -1,6 +1,7 @@
 """The source files of a scene dataset: which files under a folder are scene models, which
-files each model pulls in (glTF buffers and images, OBJ materials and textures), and one
-content hash over all of them, so that an import is redone exactly when an input changed.
+files each model pulls in (glTF buffers and images, OBJ materials and textures), one content
+hash over all of them, so that an import is redone exactly when an input changed, and their
+sizes and mtimes, so that a later run can tell that nothing changed without hashing.
 
 >>> models = find_models("data/scene_datasets")          # [Path("gibson/Adrian.glb"), ...]
 >>> source_hash(root / models[0], navmesh=None, settings_key="...")
@@ -13,6 +14,7 @@ import hashlib
 import json
 import os
 import struct
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from urllib.parse import unquote
@@ -28,6 +30,10 @@ DEFAULT_EXCLUDE = ("*.semantic.glb", "*_semantic.ply")
 
 NAVMESH_SUFFIX = ".navmesh"
 HASH_CHUNK = 1 << 20  # bytes per read while hashing: large reads, bounded memory
+RECENT_NS = 3_000_000_000
+"""Inputs changed less than 3 s before they were looked at are not trusted by size and mtime
+on the next run (see input_stats); 3 s is past the coarsest common mtime resolution (FAT's
+2 s)."""
 GLB_MAGIC, GLB_JSON_CHUNK = 0x46546C67, 0x4E4F534A  # "glTF", "JSON" (glTF 2.0 binary spec)
 
 
@@ -133,13 +139,70 @@ def file_digest(path: Path | None) -> str:
     return digest.hexdigest()
 
 
-def source_hash(model: Path, navmesh: Path | None, settings_key: str) -> str:
-    """One hash over the import settings, the model, every file it references and its
-    navmesh: equal hashes mean an import would write the same scene."""
-    digest = hashlib.sha256(settings_key.encode())
-    inputs = [("model", model.name, model)]
+def source_inputs(model: Path, navmesh: Path | None) -> list[tuple[str, str, Path | None]]:
+    """(role, name, path) of every file source_hash covers, in its order: the model, each
+    file it references (named relative to the model's folder), its navmesh ("" and None
+    without one)."""
+    inputs: list[tuple[str, str, Path | None]] = [("model", model.name, model)]
     inputs += [("reference", name, model.parent / name) for name in referenced_files(model)]
     inputs.append(("navmesh", navmesh.name if navmesh else "", navmesh))
-    for role, name, path in inputs:
+    return inputs
+
+
+def source_hash(
+    model: Path,
+    navmesh: Path | None,
+    settings_key: str,
+    inputs: list[tuple[str, str, Path | None]] | None = None,
+) -> str:
+    """One hash over the import settings, the model, every file it references and its
+    navmesh (`inputs`: source_inputs(model, navmesh), if the caller has it already): equal
+    hashes mean an import would write the same scene."""
+    digest = hashlib.sha256(settings_key.encode())
+    for role, name, path in source_inputs(model, navmesh) if inputs is None else inputs:
         digest.update(f"\0{role}\0{name}\0{file_digest(path)}".encode())
     return "sha256:" + digest.hexdigest()
+
+
+def _file_stat(path: Path | None) -> tuple[int | None, int | None]:
+    """(size, mtime_ns) of a file; (None, None) where file_digest says "missing"."""
+    if path is None or not path.is_file():
+        return None, None
+    stat = path.stat()
+    return stat.st_size, stat.st_mtime_ns
+
+
+def _settings_digest(settings_key: str) -> str:
+    return "sha256:" + hashlib.sha256(settings_key.encode()).hexdigest()
+
+
+def input_stats(inputs: list[tuple[str, str, Path | None]], settings_key: str) -> dict | None:
+    """What unchanged_inputs compares on a later run: the settings' digest and each input's
+    [role, name, size, mtime_ns] (sizes None for a missing file). Taken before hashing, so
+    that a file changed while it is hashed looks changed next time. None when a file changed
+    in the last RECENT_NS: a change within the same tick of the file system's clock could
+    keep its size and mtime (git's "racy" files), so such scenes are hashed next time."""
+    now = time.time_ns()
+    files = [[role, name, *_file_stat(path)] for role, name, path in inputs]
+    if any(mtime is not None and now - mtime < RECENT_NS for *_, mtime in files):
+        return None
+    return {"settings": _settings_digest(settings_key), "files": files}
+
+
+def unchanged_inputs(recorded, model: Path, navmesh: Path | None, settings_key: str) -> bool:
+    """Whether input_stats' record (from the manifest: any JSON value) still holds: the same
+    settings, the same navmesh beside the model, and every file it lists with the same size
+    and mtime_ns (or still missing). The model's references are read from the record, not
+    from the model: they can only have changed if the model or a material file did."""
+    if not isinstance(recorded, dict) or recorded.get("settings") != _settings_digest(settings_key):
+        return False
+    files = recorded.get("files")
+    if not isinstance(files, list):
+        return False
+    references = [
+        f[1] for f in files if isinstance(f, list) and f[:1] == ["reference"] and len(f) > 1
+    ]
+    current: list[tuple[str, str, Path | None]] = [("model", model.name, model)]
+    current += [("reference", n, model.parent / n) for n in references if isinstance(n, str)]
+    current.append(("navmesh", navmesh.name if navmesh else "", navmesh))
+    return files == [[role, name, *_file_stat(path)] for role, name, path in current]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,9 +19,12 @@ from batchsim.viz._pillow import pillow
 from batchsim.viz.episode_map import EpisodeMap, SceneMaps
 from batchsim.viz.frames import DEFAULT_MAX_DEPTH, agent_views, caption, compose
 
+if TYPE_CHECKING:
+    from batchsim.datasets import PointNavDataset
+
 
 def video_simulator(
-    split: str | os.PathLike,
+    split: PointNavDataset | str | os.PathLike,
     *,
     sensors: Sequence[str] = ("depth", "rgb"),
     resolution: int = 64,
@@ -30,7 +34,8 @@ def video_simulator(
     seed: int = 0,
 ):
     """A Simulator as record_episodes needs it: one environment, every episode of the split
-    once in order (eval mode), no autoreset so an episode's last frame shows its end."""
+    (a PointNavDataset, or a split path for load_pointnav) once in order (eval mode), no
+    autoreset so an episode's last frame shows its end."""
     import batchsim
 
     return batchsim.Simulator(
