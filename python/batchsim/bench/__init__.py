@@ -4,7 +4,8 @@ One module per benchmark, each with `main(argv, prog)` that parses its own optio
 one JSON record (the header of `report.header()` plus its figures: medians with min and
 max over runs) and, with `--out`, writes it atomically. The benchmarks that sweep N (sim,
 render, env) also take `--plot PNG` (frames/s against N; `python -m batchsim.bench.plot`
-plots a saved record). `benchmarks/bench_NAME.py` in a checkout runs the same code.
+plots a saved record). `benchmarks/bench_NAME.py` in a checkout runs the same code (a
+NAME with a hyphen lives in the module with an underscore: large-scene, large_scene.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ BENCHMARKS = {  # name: one line for `batchsim bench --help`
     "export": "export round trip: compute dispatch -> DLPack tensor -> torch, latency",
     "assets": "scene import, packed-scene load and navmesh query rates",
     "procgen": "procedural dataset generation: time and dataset statistics",
+    "large-scene": "2M triangles, 300 MB of textures: import, load, render at K resident, swaps",
 }
 
 
@@ -27,5 +29,5 @@ def run(name: str, argv: list[str]) -> int:
     """Runs benchmark `name` with its command-line arguments `argv`; its exit status."""
     if name not in BENCHMARKS:
         raise ValueError(f"unknown benchmark {name!r}; expected one of {', '.join(BENCHMARKS)}")
-    module = importlib.import_module(f"batchsim.bench.{name}")
+    module = importlib.import_module(f"batchsim.bench.{name.replace('-', '_')}")
     return module.main(argv, prog=f"batchsim bench {name}") or 0

@@ -1,5 +1,5 @@
 """A minimal glTF 2.0 binary (GLB) writer: one mesh with one primitive per material,
-embedded PNG textures, deterministic bytes (fixed order, sorted JSON keys)."""
+embedded PNG (or JPEG) textures, deterministic bytes (fixed order, sorted JSON keys)."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ LINEAR, LINEAR_MIPMAP_LINEAR, REPEAT = 9729, 9987, 10497
 class Material:
     name: str
     base_color: tuple[float, float, float, float]
-    png: bytes
+    png: bytes  # the encoded base-colour image: PNG, or what mime_type names
     metallic: float = 0.0
     roughness: float = 0.8
+    mime_type: str = "image/png"  # or "image/jpeg"
 
 
 class _Buffer:
@@ -85,7 +86,8 @@ def encode_glb(meshes: list[MeshData], materials: dict[str, Material], name: str
             }
         )
     images = [
-        {"bufferView": buffer.view(materials[m].png, None), "mimeType": "image/png"} for m in used
+        {"bufferView": buffer.view(materials[m].png, None), "mimeType": materials[m].mime_type}
+        for m in used
     ]
     doc = {
         "asset": {"version": "2.0", "generator": "batchsim.procgen"},
