@@ -4,13 +4,11 @@ building generator it measures."""
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import math
 
 import pytest
 
-import batchsim
 from batchsim.bench import building, building_textures, large_scene
 
 TRIANGLES, TEXTURES, RESIDENT = 20_000, 4, (1, 2)
@@ -53,7 +51,7 @@ def test_the_imported_scene_is_the_size_asked_for(record):
     # Stored mip chains: more than level 0 (RGBA8 adds a third), never the decoded size x2.
     assert 0 < imported["texture_level0_rgba8_bytes"] <= scene["decoded_texture_bytes"]
     assert positive(imported["texture_bytes"])
-    assert imported["texture_options"] == {}
+    assert imported["texture_options"] == {"texture_format": "rgba8"}
     assert imported["navmesh"]["islands"] == 3  # one a storey
     assert len(imported["navmesh"]["floor_heights"]) == 3
     for key in ("file_bytes", "vertices", "chunks", "bvh_nodes", "bvh_depth"):
@@ -125,13 +123,8 @@ def test_default_textures_are_mixed_and_fill_the_budget():
     assert any(w & (w - 1) for w, _ in sizes)  # some are not powers of two
 
 
-def test_texture_options_reach_import_scene_only_when_given():
-    params = inspect.signature(batchsim.import_scene).parameters
-    plain = argparse.Namespace(texture_budget_mib=None, texture_compression="none")
-    assert large_scene.texture_options(plain) == {}
-    bc1 = argparse.Namespace(texture_budget_mib=None, texture_compression="bc1")
-    if "texture_compression" in params or "texture_format" in params:
-        assert "bc1" in large_scene.texture_options(bc1).values()
-    else:
-        with pytest.raises(ValueError, match="no texture compression"):
-            large_scene.texture_options(bc1)
+def test_texture_options_go_to_import_scene():
+    plain = argparse.Namespace(texture_budget_mib=None, texture_format="rgba8")
+    assert large_scene.texture_options(plain) == {"texture_format": "rgba8"}
+    bc1 = argparse.Namespace(texture_budget_mib=64.0, texture_format="bc1")
+    assert large_scene.texture_options(bc1) == {"texture_format": "bc1", "texture_budget_mib": 64.0}

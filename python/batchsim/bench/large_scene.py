@@ -20,10 +20,8 @@ RGBA8, level 0) through import, load, render and the resident slots.
             and seconds per MB, with the ratios (large over procedural per MB; 1 means the
             cost scales with size).
 
---texture-budget-mib and --texture-compression (bc1; passed as texture_compression, or as
-texture_format where import_scene names it so) reach `import_scene` only when given (and
-only where the installed batchsim has those options: it fails at once otherwise); the
-import's texture bytes show their effect. Not measured, for want of an API: the
+--texture-format (rgba8 or bc1) and --texture-budget-mib (default: import_scene's) go to
+`import_scene`; the import's texture bytes show their effect. Not measured, for want of an API: the
 background loader alone (it is internal to the simulator, so its loads are seen through
 `Simulator.stats()` and step times) and the GPU upload inside a swap step apart from
 the step's other work.
@@ -39,7 +37,6 @@ it atomically. The files live in a temporary folder unless --workdir keeps them.
 from __future__ import annotations
 
 import argparse
-import inspect
 import math
 import statistics
 import sys
@@ -56,40 +53,22 @@ MB = 1e6
 
 
 def texture_options(args) -> dict:
-    """The texture keywords for import_scene, only those asked for; ValueError where this
-    batchsim's import_scene lacks the option."""
-    params = inspect.signature(batchsim.import_scene).parameters
-    options = {}
+    """The texture keywords for import_scene: the format, and the budget when given."""
+    options = {"texture_format": args.texture_format}
     if args.texture_budget_mib is not None:
-        if "texture_budget_mib" not in params:
-            raise ValueError("this batchsim's import_scene has no texture_budget_mib option")
         options["texture_budget_mib"] = args.texture_budget_mib
-    if args.texture_compression != "none":
-        if "texture_compression" in params:
-            options["texture_compression"] = args.texture_compression
-        elif "texture_format" in params:  # the same option under its other name
-            options["texture_format"] = args.texture_compression
-        else:
-            raise ValueError("this batchsim's import_scene has no texture compression option")
     return options
 
 
 def texture_bytes(scene) -> dict:
     """The stored texture bytes (mip chains), formats and level-0 sizes after import."""
+    textures = [scene.texture(i) for i in range(scene.texture_count)]
     formats: dict[str, int] = {}
-    sizes: list[tuple[int, int]] = []
-    chains = 0
-    for i in range(scene.texture_count):
-        t = scene.texture(i)
-        w, h = t["width"], t["height"]
-        rgba8 = sum(max(w >> k, 1) * max(h >> k, 1) * 4 for k in range(t["mip_count"]))
-        chains += t.get("bytes", rgba8)
-        sizes.append((w, h))
-        kind = t.get("format", "rgba8")
-        formats[kind] = formats.get(kind, 0) + 1
-    stored = getattr(scene, "texture_bytes", None)
+    for t in textures:
+        formats[t["format"]] = formats.get(t["format"], 0) + 1
+    sizes = [(t["width"], t["height"]) for t in textures]
     return {
-        "texture_bytes": int(stored) if stored is not None else chains,
+        "texture_bytes": scene.texture_bytes,
         "texture_level0_rgba8_bytes": sum(w * h * 4 for w, h in sizes),
         "texture_sizes": building.size_histogram(sizes),
         "texture_formats": formats,
@@ -216,7 +195,7 @@ def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
     add("--image-format", choices=building_textures.IMAGE_FORMATS, default="auto",
         help="auto: PNG and JPEG where Pillow is installed, else PNG")  # fmt: skip
     add("--texture-budget-mib", type=float, help="import_scene's texture budget (default: its)")
-    add("--texture-compression", choices=["none", "bc1"], default="none")
+    add("--texture-format", choices=batchsim.scenes.TEXTURE_FORMATS, default="rgba8")
     add("--backends", nargs="+", choices=["raster", "compute"], default=["raster", "compute"])
     add("--resident", type=int, nargs="+", default=[1, 16], help="K resident copies")
     add("--envs", type=int, nargs="+", default=[1024], help="views rendered together (N)")
