@@ -222,12 +222,7 @@ def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
     add("--device", default="", help="batchsim.Context device selector")
     add("--workdir", type=Path, help="keep the files here (default: a temporary folder)")
     add("--out", help="also write the JSON here")
-    args = parser.parse_args(argv)
-    try:
-        texture_options(args)
-    except ValueError as error:
-        parser.error(str(error))
-    return args
+    return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
