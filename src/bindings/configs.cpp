@@ -26,6 +26,12 @@ void bind_task_config(py::module_& m) {
         .field("max_episode_steps", &T::max_episode_steps, "longer episodes are truncated")
         .field("camera_height", &T::camera_height, "camera above the agent (m)")
         .field("allow_sliding", &T::allow_sliding, "slide along walls")
+        .field("forward_noise", &T::forward_noise,
+               "std dev (m) of Gaussian noise on each forward step's distance; 0: none")
+        .field("turn_noise", &T::turn_noise,
+               "std dev (degrees) of Gaussian noise on each turn's angle; 0: none")
+        .field("camera_height_jitter", &T::camera_height_jitter,
+               "camera height drawn per episode in camera_height +- this (m); 0: none")
         .finish(&sim::validate);
 }
 

@@ -2,6 +2,7 @@
 // stream on every platform and standard library, unlike std:: distributions.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace batchsim {
@@ -25,6 +26,14 @@ public:
 
     // Uniform in [0, 1): 24 random bits, exactly representable as float.
     float uniform() { return static_cast<float>(next_u32() >> 8) * (1.0f / 16777216.0f); }
+
+    // Standard normal (Box-Muller, one of the pair; 1 - uniform() is in (0, 1], so the log
+    // is finite: at most 5.8 standard deviations).
+    float normal() {
+        constexpr float kTwoPi = 6.28318530718f;
+        const float radius = std::sqrt(-2.0f * std::log(1.0f - uniform()));
+        return radius * std::cos(kTwoPi * uniform());
+    }
 
 private:
     std::uint64_t state_ = 0;

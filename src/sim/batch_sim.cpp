@@ -14,6 +14,8 @@ namespace {
 // Environments per work item: big enough to amortise claiming it, small enough to balance
 // environments whose steps cost very different amounts (path searches).
 constexpr std::size_t kGrain = 32;
+// Seeds the environments' noise streams apart from their episode streams.
+constexpr std::uint64_t kNoiseSeed = 0x6e6f6973652d7267ULL;
 
 // One worker's navmesh queries (one per resident scene, made on first use) and counters.
 struct WorkerScratch {
@@ -110,7 +112,7 @@ void BatchSim::Impl::advance(std::size_t i, WorkerScratch& w) {
     // 3-5. Metrics, reward, termination and truncation.
     finish_step(i, action == Action::Stop, distance);
     // 6. Observe: pointgoal_with_gps_compass and the camera pose.
-    observe(state, i, config.task, out);
+    observe(state, i, out);
 }
 
 void BatchSim::Impl::finish_step(std::size_t i, bool stop_called, float distance) {
@@ -187,8 +189,12 @@ void BatchSim::reset(std::optional<std::uint64_t> seed) {
     Impl& s = *impl_;
     const bool reseed = seed.has_value() || !s.slots;
     if (seed) s.config.seed = *seed;
-    if (reseed)
-        for (std::size_t i = 0; i < s.state.size(); ++i) s.state.rng[i] = Rng(s.config.seed, i);
+    if (reseed) {
+        for (std::size_t i = 0; i < s.state.size(); ++i) {
+            s.state.rng[i] = Rng(s.config.seed, i);
+            s.state.noise_rng[i] = Rng(s.config.seed ^ kNoiseSeed, i);
+        }
+    }
     auto keep =
         s.slots ? s.slots->loaded_scenes() : std::vector<std::shared_ptr<const ResidentScene>>{};
     for (WorkerScratch& w : s.workers) w.queries.clear();

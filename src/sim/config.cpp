@@ -61,6 +61,12 @@ void validate(const TaskConfig& t) {
     require(t.max_episode_steps >= 1, "TaskConfig.max_episode_steps", ">= 1", t.max_episode_steps);
     require(finite_in(t.camera_height, -100.0f, 100.0f), "TaskConfig.camera_height",
             "finite, within 100 m", t.camera_height);
+    require(finite_in(t.forward_noise, 0.0f, t.forward_step), "TaskConfig.forward_noise",
+            "in [0, forward_step] metres", t.forward_noise);
+    require(finite_in(t.turn_noise, 0.0f, 90.0f), "TaskConfig.turn_noise", "in [0, 90] degrees",
+            t.turn_noise);
+    require(finite_in(t.camera_height_jitter, 0.0f, 10.0f), "TaskConfig.camera_height_jitter",
+            "in [0, 10] metres", t.camera_height_jitter);
 }
 
 void validate(const SimConfig& c) {

@@ -19,6 +19,12 @@ struct TaskConfig {
     int max_episode_steps = 500;    // a longer episode is truncated
     float camera_height = 1.25f;    // camera above the agent's navmesh position (metres)
     bool allow_sliding = true;      // slide along walls (habitat-sim's default) or stop
+    // Randomisation for training, all off at 0 (Habitat's noiseless agent). Each draw comes
+    // from the environment's own noise stream, seeded by (seed, environment index), so it
+    // leaves the episode sequence alone.
+    float forward_noise = 0.0f;         // std dev (m) of Gaussian noise on a forward step
+    float turn_noise = 0.0f;            // std dev (degrees) of Gaussian noise on a turn
+    float camera_height_jitter = 0.0f;  // per episode: camera_height +- this, uniform (m)
 };
 
 // Training samples episodes of the resident scenes with replacement; evaluation runs every

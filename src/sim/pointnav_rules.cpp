@@ -20,6 +20,13 @@ float path_efficiency(float start_distance, float path_length) {
     return longest > 0 ? start_distance / longest : 1.0f;
 }
 
+// `value` plus Gaussian noise of std dev `noise`, kept in [0, 2 value] (no backward steps or
+// reversed turns); exactly `value`, drawing nothing, when noise is off.
+float noisy(float value, float noise, Rng& rng) {
+    if (noise <= 0) return value;
+    return std::clamp(value + noise * rng.normal(), 0.0f, 2.0f * value);
+}
+
 // SoftSPL's progress term: how much of the start distance has been covered.
 float soft_progress(float start_distance, float distance) {
     if (start_distance > 0) return std::max(0.0f, 1.0f - distance / start_distance);
@@ -35,14 +42,16 @@ bool apply_action(EnvState& s, std::size_t i, Action action, const TaskConfig& t
         case Action::TurnLeft:
         case Action::TurnRight: {
             const float sign = action == Action::TurnLeft ? 1.0f : -1.0f;
-            s.rotation[i] = normalized(
-                multiply(s.rotation[i], yaw_rotation(sign * radians(task.turn_degrees))));
+            const float degrees = noisy(task.turn_degrees, task.turn_noise, s.noise_rng[i]);
+            s.rotation[i] =
+                normalized(multiply(s.rotation[i], yaw_rotation(sign * radians(degrees))));
             return false;
         }
         case Action::MoveForward: break;
     }
     const Vec3 start = s.position[i];
-    const Vec3 step = rotate(s.rotation[i], {0.0f, 0.0f, -task.forward_step});
+    const float length = noisy(task.forward_step, task.forward_noise, s.noise_rng[i]);
+    const Vec3 step = rotate(s.rotation[i], {0.0f, 0.0f, -length});
     const Vec3 target{start[0] + step[0], start[1] + step[1], start[2] + step[2]};
     const Vec3 reached = query.try_step(start, target, task.allow_sliding, s.corridor[i]);
     s.position[i] = reached;
@@ -71,14 +80,14 @@ bool write_metrics(const EnvState& s, std::size_t i, float distance, bool stop_c
     return success;
 }
 
-void observe(const EnvState& s, std::size_t i, const TaskConfig& task, StepOutputs& out) {
+void observe(const EnvState& s, std::size_t i, StepOutputs& out) {
     const Vec3& p = s.position[i];
     const Quat& q = s.rotation[i];
     const Vec3& g = s.goal[i];
     const Vec3 local = rotate(conjugate(q), {g[0] - p[0], g[1] - p[1], g[2] - p[2]});
     // Habitat: (rho, phi) = polar(-z, x) in the agent frame, reported as (rho, -phi).
     out.pointgoal[i] = {std::hypot(local[0], local[2]), -std::atan2(local[0], -local[2])};
-    const Vec3 eye = rotate(q, {0.0f, task.camera_height, 0.0f});
+    const Vec3 eye = rotate(q, {0.0f, s.camera_height[i], 0.0f});
     gpu::CameraPose& camera = out.camera[i];
     camera.x = p[0] + eye[0], camera.y = p[1] + eye[1], camera.z = p[2] + eye[2];
     camera.resident_scene = static_cast<std::uint32_t>(s.resident[i]);
@@ -96,6 +105,9 @@ void begin_episode(EnvState& s, std::size_t i, const EpisodeSet& episodes, std::
     s.path_length[i] = 0;
     s.steps[i] = 0;
     s.collisions[i] = 0;
+    const float jitter = task.camera_height_jitter;
+    s.camera_height[i] = task.camera_height +
+                         (jitter > 0 ? jitter * (2.0f * s.noise_rng[i].uniform() - 1.0f) : 0.0f);
     context.query.set_goal(s.corridor[i], s.goal[i]);
     const float d = goal_distance(s, i, context);
     s.start_distance[i] = d;
@@ -106,7 +118,7 @@ void begin_episode(EnvState& s, std::size_t i, const EpisodeSet& episodes, std::
         out.terminated[i] = 0;
         out.truncated[i] = 0;
     }
-    observe(s, i, task, out);
+    observe(s, i, out);
 }
 
 }  // namespace batchsim::sim

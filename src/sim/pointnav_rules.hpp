@@ -22,6 +22,7 @@ struct DistanceContext {
 };
 
 // MOVE_FORWARD slides along walls via try_step; TURN_* rotate about +y; STOP does nothing.
+// Forward distances and turn angles carry TaskConfig's actuation noise, when it is on.
 // Adds the distance moved to the path length; returns whether the move collided (habitat-sim:
 // the navmesh shortened it by more than 1e-5 in squared length).
 bool apply_action(EnvState& s, std::size_t i, Action action, const TaskConfig& task,
@@ -36,10 +37,12 @@ float goal_distance(EnvState& s, std::size_t i, const DistanceContext& context);
 bool write_metrics(const EnvState& s, std::size_t i, float distance, bool stop_called,
                    const TaskConfig& task, StepOutputs& out);
 
-// pointgoal_with_gps_compass (distance, angle; positive angles to the left) and the camera.
-void observe(const EnvState& s, std::size_t i, const TaskConfig& task, StepOutputs& out);
+// pointgoal_with_gps_compass (distance, angle; positive angles to the left) and the camera,
+// at the episode's camera height.
+void observe(const EnvState& s, std::size_t i, StepOutputs& out);
 
-// Puts environment i at the start of `episode` (position as given, not snapped), measures
+// Puts environment i at the start of `episode` (position as given, not snapped), draws its
+// camera height (TaskConfig::camera_height_jitter), measures
 // the start distance and writes the first observation. With `report`, also the first step's
 // zero reward, flags and metrics; without, they keep reporting the episode that just ended.
 void begin_episode(EnvState& s, std::size_t i, const EpisodeSet& episodes, std::int64_t episode,

@@ -17,6 +17,8 @@ EnvState::EnvState(std::size_t n)
       needs_episode(n, 1),
       active(n, 0),
       rng(n),
+      noise_rng(n),
+      camera_height(n),
       corridor(n) {}
 
 StepOutputs::StepOutputs(std::size_t n)

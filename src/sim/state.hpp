@@ -30,6 +30,8 @@ struct EnvState {
     std::vector<std::uint8_t> needs_episode;  // ended; waits for its next episode
     std::vector<std::uint8_t> active;         // has an episode (false once evaluation runs out)
     std::vector<Rng> rng;                     // seeded by (seed, environment index)
+    std::vector<Rng> noise_rng;               // TaskConfig's randomisation, its own streams
+    std::vector<float> camera_height;         // this episode's (TaskConfig::camera_height_jitter)
     std::vector<nav::GoalCorridor> corridor;  // reused path to the goal (GeodesicMode)
 
     explicit EnvState(std::size_t n);
