@@ -41,6 +41,7 @@ from batchsim.scenes import (
     import_scene,
     navmesh_settings,
 )
+from batchsim.sensor_noise import SensorNoise
 from batchsim.sim import BatchSim, SimOutputs
 from batchsim.simulator import Simulator
 
@@ -81,6 +82,7 @@ __all__ = [
     "RenderOptions",
     "RendererConfig",
     "Scene",
+    "SensorNoise",
     "SimConfig",
     "SimOutputs",
     "Simulator",

@@ -55,6 +55,8 @@ from gymnasium.vector.utils import batch_space
 from batchsim._staging import Staging
 from batchsim.actions import ACTIONS, check_actions
 from batchsim.datasets import PointNavDataset
+from batchsim.options import RenderOptions
+from batchsim.sensor_noise import SensorNoise, SensorRandomizer
 from batchsim.simulator import Simulator
 
 POINTGOAL = "pointgoal_with_gps_compass"
@@ -113,7 +115,8 @@ class BatchNavEnv(gym.vector.VectorEnv):
     ``fields``: batchsim.Simulator's (sensors, resolution, backend, seed, mode,
     scenes_resident, num_threads, task, final_views, ...; ``help(batchsim.Simulator)``);
     device: "cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU), or a
-    shared ``context``; autoreset_mode: an AutoresetMode or its name."""
+    shared ``context``; autoreset_mode: an AutoresetMode or its name; sensor_noise: a
+    :class:`batchsim.SensorNoise` applied to every observation (training only)."""
 
     metadata: ClassVar[dict] = {
         "autoreset_mode": AutoresetMode.NEXT_STEP,
@@ -127,9 +130,14 @@ class BatchNavEnv(gym.vector.VectorEnv):
         *,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = "rgb_array",
+        sensor_noise: SensorNoise | None = None,
         **fields: Any,
     ):
         mode = parse_autoreset_mode(autoreset_mode)
+        noise = sensor_noise if sensor_noise is not None else SensorNoise()
+        hfov = _nominal_hfov(fields)
+        if noise.fov_jitter_degrees:  # render wide, crop each view to its own field of view
+            _set_hfov(fields, hfov + noise.fov_jitter_degrees)
         if "autoreset" in fields:
             raise TypeError("BatchNavEnv: pass autoreset_mode, not autoreset")
         if "render" not in fields:  # a RenderOptions object says final_views itself
@@ -148,6 +156,11 @@ class BatchNavEnv(gym.vector.VectorEnv):
         self._final_views = visual_observations(self.sim, final=True)
         self._staging = Staging(self._staged_fields(), self.device)
         self._all = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
+        self._noise = (
+            SensorRandomizer(noise, self.num_envs, self.device, hfov, self.sim.config.seed)
+            if noise.active
+            else None
+        )
 
     # ---- outputs ----
 
@@ -167,7 +180,11 @@ class BatchNavEnv(gym.vector.VectorEnv):
 
     def _results(self) -> tuple[dict, dict]:
         staged = self._staging.upload(self._host_results())
-        return {**self._observations, POINTGOAL: staged[POINTGOAL]}, staged
+        views = self._observations
+        if self._noise is not None:
+            self._noise.new_episodes(staged["episode_id"])
+            views = self._noise.apply(views)
+        return {**views, POINTGOAL: staged[POINTGOAL]}, staged
 
     def _info(self, staged: dict[str, torch.Tensor], ended: torch.Tensor) -> dict:
         info = {}
@@ -203,11 +220,14 @@ class BatchNavEnv(gym.vector.VectorEnv):
         self._require_open()
         self.sim.step_wait()
         ended_host = np.logical_or(self.sim.terminated, self.sim.truncated)
+        final_views = self._final_views
+        if self._noise is not None and final_views:  # with the ended episodes' draws
+            final_views = self._noise.apply(final_views)
         obs, staged = self._results()
         ended = staged["terminated"] | staged["truncated"]
         info = self._info(staged, ended)
-        if self._final_views and ended_host.any():
-            final_obs = {**self._final_views, POINTGOAL: staged["final_" + POINTGOAL]}
+        if final_views and ended_host.any():
+            final_obs = {**final_views, POINTGOAL: staged["final_" + POINTGOAL]}
             info |= {"final_obs": final_obs, "_final_obs": ended}
             info |= {"final_info": dict(info), "_final_info": ended}
         return obs, staged["reward"], staged["terminated"], staged["truncated"], info
@@ -251,6 +271,20 @@ class BatchNavEnv(gym.vector.VectorEnv):
             f"autoreset_mode={self.metadata['autoreset_mode'].name}, "
             f"scenes={len(self.sim.scene_paths)}, episodes={len(self.sim.episodes)})"
         )
+
+
+def _nominal_hfov(fields: dict) -> float:
+    """The field of view `fields` ask for (RenderOptions' default if none)."""
+    if "render" in fields and fields["render"] is not None:
+        return fields["render"].hfov_degrees
+    return fields.get("hfov_degrees", RenderOptions().hfov_degrees)
+
+
+def _set_hfov(fields: dict, hfov: float) -> None:
+    if "render" in fields and fields["render"] is not None:
+        fields["render"] = fields["render"].replace(hfov_degrees=hfov)
+    else:
+        fields["hfov_degrees"] = hfov
 
 
 def make_env_halves(

@@ -77,6 +77,21 @@ class TrainConfig:
     """Depth is clamped to this many metres, then scaled to [0, 1]."""
     depth_bins: int = 0
     """One-hot depth-bin channels added to the depth channel (0: none)."""
+    # Randomisation of the training environments only (evaluation stays noiseless); 0: off.
+    forward_noise: float = 0.0
+    """Std dev (m) of Gaussian noise on each forward step (TaskConfig.forward_noise)."""
+    turn_noise: float = 0.0
+    """Std dev (degrees) of Gaussian noise on each turn (TaskConfig.turn_noise)."""
+    camera_height_jitter: float = 0.0
+    """Camera height drawn per episode in 1.25 m +- this (TaskConfig.camera_height_jitter)."""
+    depth_noise: float = 0.0
+    """Multiplicative Gaussian depth noise, std dev (batchsim.SensorNoise)."""
+    depth_edge_dropout: float = 0.0
+    """Probability that a depth-edge pixel reads 0 (batchsim.SensorNoise)."""
+    rgb_jitter: float = 0.0
+    """Brightness, contrast, saturation factors in 1 +- this per episode (SensorNoise)."""
+    fov_jitter_degrees: float = 0.0
+    """Horizontal field of view drawn per episode in 90 +- this degrees (SensorNoise)."""
     precision: str = "bf16"
     """"bf16", "fp16" or "fp32" (mixed precision on CUDA; the CPU always uses fp32)."""
     seed: int = 0
@@ -125,10 +140,34 @@ class TrainConfig:
             raise ValueError(
                 f"num_envs: expected an even number with pipeline=True, got {self.num_envs}"
             )
+        self.training_task()  # each checks its own randomisation fields
+        self.sensor_noise()
         if self.minibatches > self.num_envs:
             raise ValueError(
                 f"minibatches: expected at most num_envs ({self.num_envs}), got {self.minibatches}"
             )
+
+    def training_task(self):
+        """The training environments' TaskConfig: the episode limit and actuation noise."""
+        from batchsim.options import TaskConfig
+
+        return TaskConfig(
+            max_episode_steps=self.max_episode_steps,
+            forward_noise=self.forward_noise,
+            turn_noise=self.turn_noise,
+            camera_height_jitter=self.camera_height_jitter,
+        )
+
+    def sensor_noise(self):
+        """The training environments' batchsim.SensorNoise."""
+        from batchsim.sensor_noise import SensorNoise
+
+        return SensorNoise(
+            depth_noise=self.depth_noise,
+            depth_edge_dropout=self.depth_edge_dropout,
+            rgb_jitter=self.rgb_jitter,
+            fov_jitter_degrees=self.fov_jitter_degrees,
+        )
 
     def load_split(self, path: str):
         """The PointNav split at `path` with its scenes resolved against scenes_dir."""

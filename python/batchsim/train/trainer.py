@@ -23,7 +23,6 @@ import torch
 from torch.distributions import Categorical
 
 from batchsim.env import POINTGOAL, BatchNavEnv, make_env_halves
-from batchsim.options import TaskConfig
 from batchsim.train import distributed
 from batchsim.train.config import TrainConfig
 from batchsim.train.lamb import Lamb, lamb_groups
@@ -111,7 +110,8 @@ class Trainer:
             scenes_resident=min(config.scenes_resident, per_env),
             autoreset_mode="same_step",
             final_views=False,
-            task=TaskConfig(max_episode_steps=config.max_episode_steps),
+            task=config.training_task(),
+            sensor_noise=config.sensor_noise(),
             num_threads=config.num_threads or (torch.get_num_threads() or 1),
         )
         dataset = config.load_split(config.dataset)
