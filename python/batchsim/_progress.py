@@ -43,12 +43,20 @@ class _PlainBar:
         pass
 
 
-def progress_bar(*, total: int, desc: str = "", unit: str = "it", disable: bool = False):
-    """A bar to update by hand: tqdm when installed, else a line per set_postfix."""
+def progress_bar(
+    *, total: int, desc: str = "", unit: str = "it", disable: bool = False, unit_scale=True
+):
+    """A bar to update by hand: tqdm when installed, else a line per set_postfix;
+    unit_scale=False shows counts as integers (12/20 rather than 12.0/20.0)."""
     try:
         from tqdm import tqdm
     except ImportError:
         return _PlainBar(total, desc, disable)
     return tqdm(
-        total=total, desc=desc, unit=unit, unit_scale=True, dynamic_ncols=True, disable=disable
+        total=total,
+        desc=desc,
+        unit=unit,
+        unit_scale=unit_scale,
+        dynamic_ncols=True,
+        disable=disable,
     )

@@ -1,18 +1,37 @@
 """The `batchsim` command line: main() builds one parser from a module per subcommand
-(eval, video, doctor, scene_import, import_dataset, procgen, train, bench), each with
+(eval, zero_shot, video, doctor, scene_import, import_dataset, procgen, train, bench), each with
 add_command() and a handler; _common holds what several share."""
 
 from __future__ import annotations
 
 import argparse
 
-from batchsim.cli import bench, doctor, import_dataset, procgen, scene_import, train, video
+from batchsim.cli import (
+    bench,
+    doctor,
+    import_dataset,
+    procgen,
+    scene_import,
+    train,
+    video,
+    zero_shot,
+)
 from batchsim.cli import eval as eval_command
 from batchsim.cli._common import report_errors
 from batchsim.errors import Error
 
 DESCRIPTION = "The `batchsim` command line. Subcommands arrive with the subsystems they drive."
-SUBCOMMANDS = (eval_command, video, doctor, scene_import, import_dataset, procgen, train, bench)
+SUBCOMMANDS = (
+    eval_command,
+    zero_shot,
+    video,
+    doctor,
+    scene_import,
+    import_dataset,
+    procgen,
+    train,
+    bench,
+)
 """In the order `batchsim --help` lists them."""
 
 

@@ -27,11 +27,22 @@ def report_errors(
         return 2
 
 
-def add_policy_arguments(cmd: argparse.ArgumentParser) -> None:
-    """--checkpoint and --split: the policy to run and the episodes to run it on."""
+def add_policy_arguments(cmd: argparse.ArgumentParser, several_splits: bool = False) -> None:
+    """--checkpoint and --split: the policy to run and the episodes to run it on; with
+    several_splits, --split takes one or more paths and may repeat (a list, in order)."""
     cmd.add_argument(
         "--checkpoint", metavar="PATH", help="a checkpoint.pt or its run folder (for the policy)"
     )
+    if several_splits:
+        cmd.add_argument(
+            "--split",
+            metavar="PATH",
+            nargs="+",
+            action="extend",
+            help="PointNav split(s), each evaluated in turn: --split A B or --split A --split B "
+            "(default: the checkpoint's val_dataset)",
+        )
+        return
     cmd.add_argument(
         "--split", metavar="PATH", help="PointNav split (default: the checkpoint's val_dataset)"
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from batchsim._files import write_bytes_atomically
 from batchsim.cli import _common
@@ -16,35 +17,91 @@ LABELS = {"success": "success", "spl": "SPL", "softspl": "SoftSPL", "distance_to
 
 
 def evaluate_agents(
-    agents: list[str], checkpoint, split, num_envs, device, seed, scenes_dir=None
+    agents: list[str],
+    checkpoint,
+    split,
+    num_envs,
+    device,
+    seed,
+    scenes_dir=None,
+    *,
+    progress: bool = False,
+    config=None,
 ) -> dict:
     """{agent: summarize() of its episodes} for each named agent on `split`; scenes_dir, if
     given, replaces the checkpoint's (where the split's scene_ids resolve)."""
+    splits = [split] if split else []
+    results = evaluate_splits(
+        agents, checkpoint, splits, num_envs, device, seed, scenes_dir, progress, config
+    )
+    return next(iter(results.values()))
+
+
+def evaluate_splits(
+    agents: list[str],
+    checkpoint,
+    splits: list,
+    num_envs,
+    device,
+    seed,
+    scenes_dir=None,
+    progress: bool = False,
+    config=None,
+) -> dict:
+    """{split: {agent: summarize()}} for each split in order (none given: the checkpoint's
+    val_dataset), the policy loaded once. With `progress`, a bar per agent and split on
+    stderr: episodes done of the split's total, success so far. `config` (a TrainConfig)
+    stands in for the checkpoint's when there is none."""
     import dataclasses
 
-    import torch
-
-    from batchsim.train import evaluate
     from batchsim.train.config import TrainConfig
 
-    policy, config, split = _common.load_policy_and_split(
-        checkpoint, split, TrainConfig().val_dataset
+    policy, loaded, first = _common.load_policy_and_split(
+        checkpoint, splits[0] if splits else None, TrainConfig().val_dataset
     )
-    config = config or TrainConfig()
+    for split in splits[1:]:
+        _common.load_policy_and_split(None, split)  # each must exist, before any runs
+    config = loaded or config or TrainConfig()
     if scenes_dir is not None:
         config = dataclasses.replace(config, scenes_dir=scenes_dir)
+    if "policy" in agents and policy is None:
+        raise ValueError("--agents policy: needs --checkpoint (checkpoint.pt or run folder)")
+    return {
+        str(split): _evaluate_split(agents, policy, config, split, num_envs, device, seed, progress)
+        for split in [first, *splits[1:]]
+    }
+
+
+def _evaluate_split(agents, policy, config, split, num_envs, device, seed, progress) -> dict:
+    import torch
+
+    from batchsim._progress import progress_bar
+    from batchsim.train import evaluate
+
     results = {}
     for name in agents:
-        if name == "policy" and policy is None:
-            raise ValueError("--agents policy: needs --checkpoint (checkpoint.pt or run folder)")
         sim = evaluate.eval_simulator(config, str(split), num_envs, device=device, seed=seed)
+        bar = progress_bar(
+            total=len(sim.episodes),
+            desc=f"{name} {split_label(split)}",
+            unit="episode",
+            disable=not progress,
+            unit_scale=False,
+        )
         try:
             torch.manual_seed(seed)
             agent = _common.make_agent(name, policy, config, sim.device, seed)
-            results[name] = evaluate.summarize(evaluate.run_episodes(sim, agent))
+            results[name] = evaluate.summarize(evaluate.run_episodes(sim, agent, bar))
         finally:
+            bar.close()
             sim.close()
     return results
+
+
+def split_label(split) -> str:
+    """A short name for a split: its folder (or file stem without .json.gz)."""
+    path = Path(split)
+    return path.name.removesuffix(".json.gz") if path.name.endswith(".json.gz") else path.name
 
 
 def format_table(results: dict) -> str:
@@ -71,10 +128,21 @@ def _evaluate(args: argparse.Namespace) -> int:
     agents = parse_agents(args.agents)
     if args.envs < 1:
         raise ValueError(f"--envs: expected >= 1, got {args.envs}")
-    results = evaluate_agents(
-        agents, args.checkpoint, args.split, args.envs, args.device, args.seed, args.scenes_dir
+    results = evaluate_splits(
+        agents,
+        args.checkpoint,
+        args.split or [],
+        args.envs,
+        args.device,
+        args.seed,
+        args.scenes_dir,
+        progress=not args.no_progress,
     )
-    print(format_table(results))
+    if len(results) == 1:  # one split: the table and JSON as before, {agent: summary}
+        results = next(iter(results.values()))
+        print(format_table(results))
+    else:  # several: a titled table per split, JSON {split: {agent: summary}}
+        print("\n\n".join(f"split {s}\n{format_table(r)}" for s, r in results.items()))
     if args.json:
         write_bytes_atomically(args.json, json.dumps(results, indent=2).encode())
         print(f"wrote {args.json}")
@@ -92,10 +160,15 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         description="Success, SPL, SoftSPL and distance_to_goal of each agent on the same "
         "episodes, as a table and optionally JSON.",
     )
-    _common.add_policy_arguments(cmd)
+    _common.add_policy_arguments(cmd, several_splits=True)
     cmd.add_argument("--agents", default="policy", help="comma-separated: policy, random, forward")
     cmd.add_argument("--envs", type=int, default=32, help="environments stepped together")
     _common.add_scenes_dir(cmd)
     _common.add_device_and_seed(cmd)
-    cmd.add_argument("--json", help="also write the results here (atomically)")
+    cmd.add_argument(
+        "--json",
+        help="also write the results here (atomically): {agent: summary} for one split, "
+        "{split: {agent: summary}} for several",
+    )
+    cmd.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     cmd.set_defaults(handler=_eval)

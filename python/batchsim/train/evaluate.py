@@ -73,9 +73,10 @@ class PolicyAgent:
         return action.cpu().numpy().astype(np.int32)
 
 
-def run_episodes(sim: Simulator, agent) -> dict[str, np.ndarray]:
+def run_episodes(sim: Simulator, agent, bar=None) -> dict[str, np.ndarray]:
     """Steps an eval-mode simulator until every episode has run; each measure per episode,
-    in the order the episodes finished."""
+    in the order the episodes finished. `bar` (tqdm-like: update, set_postfix), if given,
+    advances by each finished episode and shows the success so far."""
     sim.reset()
     agent.reset(sim.num_envs)
     began = np.ones(sim.num_envs, bool)
@@ -86,6 +87,9 @@ def run_episodes(sim: Simulator, agent) -> dict[str, np.ndarray]:
         ended = running & np.logical_or(sim.terminated, sim.truncated)
         for name in MEASURES:
             results[name].extend(np.array(getattr(sim, name))[ended].tolist())
+        if bar is not None and ended.any():
+            bar.update(int(ended.sum()))
+            bar.set_postfix({"success": f"{np.mean(results['success']):.3f}"})
         began = ended
     return {name: np.asarray(values) for name, values in results.items() if name != "episode"}
 
