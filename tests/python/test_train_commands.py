@@ -94,6 +94,22 @@ def test_validation_during_training_and_the_learning_curve(run_dir):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
 
 
+def test_validation_on_real_buildings_adds_real_columns(splits, tmp_path):
+    if not Path(os.environ.get("BATCHSIM_ASSIMP_MODELS", "/usr/share/assimp/models")).is_dir():
+        pytest.skip("assimp-testmodels not installed")
+    train, val = splits
+    real = tmp_path / "real"
+    args = ["train", "--preset", "demo", "--quiet", f"dataset={train}", f"val_dataset={val}"]
+    args += [*TINY, "eval_every=2", f"log_dir={tmp_path / 'run'}", f"real_buildings={real}"]
+    assert main([*args, "real_episodes=4"]) == 0
+    header, row = (tmp_path / "run" / "val.csv").read_text().splitlines()
+    columns = dict(zip(header.split(","), map(float, row.split(",")), strict=True))
+    assert {"success", "spl", "real_success", "real_spl", "real_distance_to_goal"} <= set(columns)
+    assert 0 <= columns["real_spl"] <= columns["real_success"] <= 1
+    assert columns["real_distance_to_goal"] > 0
+    assert (real / "pointnav" / "real" / "real.json.gz").is_file()
+
+
 def test_torchrun_two_ranks_train_together(splits, tmp_path):
     train, _ = splits
     log_dir = tmp_path / "ddp"

@@ -102,6 +102,12 @@ class TrainConfig:
     """Updates between validations over val_dataset (every episode once; 0: never)."""
     eval_envs: int = 64
     """Environments of the evaluation simulator."""
+    real_buildings: str | None = None
+    """A folder for `batchsim zero-shot`'s real-building split (made there on first use,
+    seed 0), evaluated with val_dataset at every validation; val.csv gets its measures as
+    real_success, real_spl, ... (None: no real-building curve)."""
+    real_episodes: int = 1000
+    """Episodes of that split (the zero-shot protocol's 1,000 by default)."""
     checkpoint_every: int = 100
     """Updates between checkpoints (0: only at the end). Each begins a new segment: every
     environment starts a fresh episode, so that resuming is exact."""

@@ -83,12 +83,21 @@ def save(trainer: Trainer, path: Path) -> None:
 
 
 def _validate(trainer: Trainer, log: RunLog) -> None:
+    from batchsim.datasets.real_buildings import prepare_real_buildings
     from batchsim.train.evaluate import evaluate_policy
 
-    summary = evaluate_policy(trainer.policy, trainer.config, trainer.config.val_dataset)
+    config = trainer.config
+    summary = evaluate_policy(trainer.policy, config, config.val_dataset)
     row = {"update": trainer.updates, "frames": trainer.frames, "wall_s": trainer.wall_s}
     for name, value in summary.items():
         row[name] = value["mean"]
+    if config.real_buildings:
+        real = prepare_real_buildings(
+            config.real_buildings, config.real_episodes, log=lambda *_: None
+        )
+        on_real = dataclasses.replace(config, scenes_dir=str(real.scenes_dir))
+        for name, value in evaluate_policy(trainer.policy, on_real, str(real.split)).items():
+            row["real_" + name] = value["mean"]
     log.validation(row)
 
 
