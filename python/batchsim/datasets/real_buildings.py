@@ -39,7 +39,7 @@ class RealBuilding:
     """One real building model and how to import it and make episodes on it."""
 
     name: str
-    path: str
+    path: str  # under Debian's assimp-testmodels folder unless absolute
     up: str  # batchsim.import_scene's up axis of the file as Assimp hands it over
     scale: float  # to metres
     max_geodesic: float  # longest start-goal geodesic (m), by the building's size
@@ -47,11 +47,18 @@ class RealBuilding:
     min_geodesic: float = 1.0  # Habitat's closest_dist_limit
     indoor_only: bool = True  # episodes only on indoor islands (see indoor_islands)
 
+    @property
+    def file(self) -> str:
+        """The model file: `path` under $BATCHSIM_ASSIMP_MODELS (where a machine keeps the
+        assimp-testmodels elsewhere) or /usr/share/assimp/models."""
+        root = os.environ.get("BATCHSIM_ASSIMP_MODELS", "/usr/share/assimp/models")
+        return str(Path(root) / self.path)
+
 
 REAL_BUILDINGS = (
     RealBuilding(
         name="fzk-haus",
-        path="/usr/share/assimp/models/IFC/AC14-FZK-Haus.ifc",
+        path="IFC/AC14-FZK-Haus.ifc",
         up="y",
         scale=1.0,
         max_geodesic=20.0,
@@ -103,8 +110,8 @@ class RealBuildings:
 
 def available_buildings(models=REAL_BUILDINGS) -> tuple[list[RealBuilding], list[str]]:
     """The models whose files exist here, and the paths of those that do not."""
-    found = [m for m in models if Path(m.path).is_file()]
-    return found, [m.path for m in models if not Path(m.path).is_file()]
+    found = [m for m in models if Path(m.file).is_file()]
+    return found, [m.file for m in models if not Path(m.file).is_file()]
 
 
 def episode_shares(total: int, count: int) -> list[int]:
@@ -134,7 +141,7 @@ def prepare_real_buildings(
     if not found:
         raise InvalidArgumentError(
             "no real building model found (install Debian's assimp-testmodels): tried "
-            + ", ".join(m.path for m in models)
+            + ", ".join(m.file for m in models)
         )
     scenes_dir = out / "scene_datasets"
     manifest_path = out / "manifest.json"
@@ -180,9 +187,9 @@ def _read_manifest(path: Path) -> dict:
 
 def _scene_key(model: RealBuilding) -> dict:
     """What an import depends on: the file (size, mtime) and the settings."""
-    stat = Path(model.path).stat()
+    stat = Path(model.file).stat()
     return {
-        "path": model.path,
+        "path": model.file,
         "size": stat.st_size,
         "mtime_ns": stat.st_mtime_ns,
         "up": model.up,
@@ -198,8 +205,8 @@ def _import(model: RealBuilding, scenes_dir: Path, manifest: dict, key: dict, lo
     if manifest.get("scenes", {}).get(model.name) == key and packed.is_file():
         return Scene.load(packed)
     packed.parent.mkdir(parents=True, exist_ok=True)
-    log(f"zero-shot: importing {model.path} -> {packed}")
-    return import_scene(model.path, packed, up=model.up, scale=model.scale)
+    log(f"zero-shot: importing {model.file} -> {packed}")
+    return import_scene(model.file, packed, up=model.up, scale=model.scale)
 
 
 def scene_id(model: RealBuilding) -> str:
@@ -263,7 +270,7 @@ def _stats(model: RealBuilding, scene, episodes: list) -> BuildingStats:
     distances = [e.geodesic_distance for e in episodes]
     return BuildingStats(
         name=model.name,
-        source=model.path,
+        source=model.file,
         triangles=scene.triangle_count,
         floors=len(navmesh.floor_heights()),
         navigable_area=round(float(navmesh.navigable_area), 1),
