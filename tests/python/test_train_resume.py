@@ -68,6 +68,18 @@ def test_resume_reproduces_the_next_update_exactly(split, tmp_path):
         trainer.close()
 
 
+def test_a_time_limit_stops_at_an_update_with_a_checkpoint_to_resume(split, tmp_path):
+    config = tiny_config(split, tmp_path / "run", total_frames=32 * 6)  # 6 updates
+    stopped = train(config, show_progress=False, time_limit_s=0)  # up after the first update
+    assert (
+        stopped.updates == 1 and read_checkpoint(tmp_path / "run" / "checkpoint.pt")["updates"] == 1
+    )
+    stopped.close()
+    finished = train(config, show_progress=False, resume=True)
+    assert finished.updates == 6
+    finished.close()
+
+
 def test_resume_needs_the_same_number_of_ranks(split, tmp_path):
     config = tiny_config(split, tmp_path / "run")
     train(config, show_progress=False).close()

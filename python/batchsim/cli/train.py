@@ -22,6 +22,13 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument(
         "--resume", action="store_true", help="continue from LOG_DIR/checkpoint.pt if present"
     )
+    cmd.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="SECONDS",
+        help="stop after the first update past this many seconds of this process's training, "
+        "with a checkpoint to --resume from (for machines lent for a fixed time)",
+    )
     cmd.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
     cmd.set_defaults(handler=_train)
 
@@ -37,7 +44,9 @@ def _train(args: argparse.Namespace) -> int:
         return 2
     from batchsim.train import distributed
 
-    trainer = train(config, show_progress=not args.quiet, resume=args.resume)
+    trainer = train(
+        config, show_progress=not args.quiet, resume=args.resume, time_limit_s=args.time_limit
+    )
     if trainer.rank == 0:
         _print_summary(trainer, config.log_dir)
     trainer.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import time
 import warnings
 from pathlib import Path
 
@@ -101,6 +102,12 @@ def _validate(trainer: Trainer, log: RunLog) -> None:
     log.validation(row)
 
 
+def _agreed_time_up(started: float, limit_s: float) -> bool:
+    """Whether rank 0's clock passed the limit; every rank gets rank 0's answer, so all stop
+    at the same update."""
+    return distributed.gather(time.perf_counter() - started >= limit_s)[0]
+
+
 def _clear_logs(log_dir: Path) -> None:
     """A fresh run starts fresh logs (a resumed one appends to its own)."""
     for pattern in ("metrics.csv", "val.csv", "eval.json", "events.out.tfevents.*"):
@@ -108,7 +115,16 @@ def _clear_logs(log_dir: Path) -> None:
             path.unlink()
 
 
-def train(config: TrainConfig, show_progress: bool = True, resume: bool = False) -> Trainer:
+def train(
+    config: TrainConfig,
+    show_progress: bool = True,
+    resume: bool = False,
+    time_limit_s: float | None = None,
+) -> Trainer:
+    """Trains until total_frames, or (`time_limit_s`) until the first update that ends past
+    that many seconds after this call began; either way the last checkpoint is written, so
+    `resume=True` continues exactly."""
+    started = time.perf_counter()
     log_dir = Path(config.log_dir)
     path = log_dir / CHECKPOINT
     checkpoint = read_checkpoint(path) if resume and path.exists() else None
@@ -140,6 +156,8 @@ def train(config: TrainConfig, show_progress: bool = True, resume: bool = False)
             _validate(trainer, log)
         if config.checkpoint_every and trainer.updates % config.checkpoint_every == 0:
             save(trainer, path)
+        if time_limit_s is not None and _agreed_time_up(started, time_limit_s):
+            break
     bar.close()
     save(trainer, path)
     log.close()
