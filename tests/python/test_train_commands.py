@@ -4,6 +4,7 @@ CPU) trains one simulator per rank and counts both ranks' frames."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -108,6 +109,11 @@ def test_validation_on_real_buildings_adds_real_columns(splits, tmp_path):
     assert 0 <= columns["real_spl"] <= columns["real_success"] <= 1
     assert columns["real_distance_to_goal"] > 0
     assert (real / "pointnav" / "real" / "real.json.gz").is_file()
+    if importlib.util.find_spec("matplotlib") is not None:  # the curve draws the real line
+        from batchsim.train.curve import plot_learning_curve
+
+        png = plot_learning_curve(tmp_path / "run", tmp_path / "curve.png")
+        assert png.stat().st_size > 10_000
 
 
 def test_torchrun_two_ranks_train_together(splits, tmp_path):

@@ -1,7 +1,8 @@
 """The learning curve of a run as a PNG: success and SPL against frames and against wall
 time, from <log_dir>/metrics.csv (training episodes, running mean), <log_dir>/val.csv
-(validation during training) and <log_dir>/eval.json (the final evaluation of the policy
-and the random and forward-only baselines, drawn as levels with their 95% CIs).
+(validation during training, and the real buildings' real_* columns when there are any)
+and <log_dir>/eval.json (the final evaluation of the policy and the random and forward-only
+baselines, drawn as levels with their 95% CIs).
 
     python -m batchsim.train.curve runs/demo [--out runs/demo/curve.png]
 """
@@ -61,10 +62,15 @@ def plot_learning_curve(log_dir: str | Path, out: str | Path | None = None) -> P
     for row, measure in enumerate(("success", "spl")):
         for col, (axis_index, label) in enumerate(((0, "frames"), (1, "wall time (s)"))):
             ax = axes[row][col]
-            for source, name, style in ((train, "training episodes", "-"), (val, "val", "o-")):
-                if measure in source:
-                    x = [p[axis_index] for p in source[measure]]
-                    ax.plot(x, [p[2] for p in source[measure]], style, label=name)
+            sources = (
+                (train, measure, "training episodes", "-"),
+                (val, measure, "val", "o-"),
+                (val, "real_" + measure, "real buildings (zero-shot)", "s-"),
+            )
+            for source, column, name, style in sources:
+                if column in source:
+                    x = [p[axis_index] for p in source[column]]
+                    ax.plot(x, [p[2] for p in source[column]], style, label=name)
             for agent, summary in final.items():
                 mean, ci = summary[measure]["mean"], summary[measure]["ci95"]
                 colour = BASELINE_STYLE.get(agent, "black")
