@@ -1,7 +1,9 @@
-"""Single-floor floor plans: rooms as unions of grid rectangles, doors on shared walls.
+"""Floor plans: rooms as unions of grid rectangles, doors on shared walls.
 
 A plan is a label grid (CELL metres per cell, one room index per cell, -1 outside) plus
-the doors. Walls run along grid lines wherever the labels on both sides differ.
+the doors. Walls run along grid lines wherever the labels on both sides differ. Every
+storey of a building shares the plan; buildings of several storeys get a stairwell annex
+(a "stair" room along the z = 0 side) with one straight stair per storey pair.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ import numpy as np
 CELL = 0.5  # plan grid (m): coarse enough for quick wall extraction, fine enough for rooms
 DOOR_HEIGHT = 2.1  # m, a standard interior door
 DOOR_MARGIN = 0.3  # m of wall kept between a door and the wall's end (frames need room)
+SLAB = 0.2  # m: floor slab between storeys
+MAX_RISER, TREAD = 0.18, 0.28  # m: stair steps (Habitat's agent climbs 0.2 m)
+STAIR_WIDTH, WALKWAY, LANDING = 1.1, 1.0, 1.1  # m: a stair lane, the walkway, landings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +42,30 @@ class Door:
 
 
 @dataclasses.dataclass(frozen=True)
+class Stairwell:
+    """Straight stairs in the annex: stair k (storey k to k + 1) climbs lane k, towards +x
+    for even k (bottom at xs) and -x for odd k; each leaves an opening in the slab above."""
+
+    lanes: tuple[tuple[float, float], ...]  # z range of each stair lane
+    walkway: tuple[float, float]  # z range of the walkway along the lanes (building side)
+    xs: float
+    xe: float
+    risers: int
+    rect: tuple[float, float, float, float]  # the annex room's rectangle (wall centre lines)
+    rise: float  # the storey height each stair climbs
+
+    @property
+    def riser(self) -> float:
+        return self.rise / self.risers
+
+    def opening(self, k: int) -> tuple[float, float, float, float]:
+        """The hole (x0, z0, x1, z1) stair k leaves in the slab of storey k + 1 (the outer
+        lane's reaches into the outer wall)."""
+        z0, z1 = self.lanes[k]
+        return (self.xs, self.rect[1] if k == len(self.lanes) - 1 else z0, self.xe, z1)
+
+
+@dataclasses.dataclass(frozen=True)
 class Layout:
     kind: str
     labels: np.ndarray  # [nz, nx] int32 room index per CELL, -1 outside
@@ -44,25 +73,108 @@ class Layout:
     doors: tuple[Door, ...]
     wall_thickness: float
     wall_height: float
+    storeys: int = 1
+    stair: Stairwell | None = None
+    entrance: Door | None = None  # the front door (ground storey, x = 0 wall of the hub)
 
     @property
     def size(self) -> tuple[float, float]:
         """Footprint (m) along x and z."""
         return self.labels.shape[1] * CELL, self.labels.shape[0] * CELL
 
+    @property
+    def storey_height(self) -> float:
+        return self.wall_height + SLAB
 
-def make_layout(rng: np.random.Generator, kind: str) -> Layout:
-    """A connected floor plan of `kind` ("apartment" or "office")."""
+    def storey(self, k: int) -> Layout:
+        """The plan of storey k: the ground storey also has the front door."""
+        if k == 0 and self.entrance is not None:
+            return dataclasses.replace(self, doors=(*self.doors, self.entrance))
+        return self
+
+
+def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout:
+    """A connected floor plan of `kind` ("apartment" or "office"), with a stairwell annex
+    when `storeys` > 1 (one storey when no annex fits)."""
+    height = rng.uniform(2.4, 3.0) if kind == "apartment" else rng.uniform(2.6, 3.4)
+    thickness = rng.uniform(0.08, 0.25)
     while True:  # rare rejections (too few rooms, no door fits): draw again
         labels, kinds = _apartment(rng) if kind == "apartment" else _office(rng)
         if kind == "apartment" and not 5 <= len(kinds) <= 9:
             continue
+        stair = None
+        if storeys > 1:
+            labels, stair = _annex(rng, labels, kinds, storeys, height, thickness)
         doors = _doors(rng, labels, kinds)
         if doors is not None:
             break
     rooms = tuple(Room(i, k, _rects(labels == i)) for i, k in enumerate(kinds))
-    height = rng.uniform(2.5, 2.8) if kind == "apartment" else rng.uniform(2.7, 3.0)
-    return Layout(kind, labels, rooms, tuple(doors), rng.uniform(0.1, 0.2), height)
+    return Layout(
+        kind,
+        labels,
+        rooms,
+        tuple(doors),
+        thickness,
+        height,
+        storeys if stair is not None else 1,
+        stair,
+        _entrance(rng, labels, kinds),
+    )
+
+
+def _annex(rng, labels, kinds, storeys, height, t):
+    """Adds a stairwell room along the z = 0 side (rows prepended), over columns whose
+    first row is all rooms; returns (labels, Stairwell), or (labels, None) if none fits."""
+    lanes = storeys - 1
+    risers = int(np.ceil((height + SLAB) / MAX_RISER - 1e-9))
+    run = (risers - 1) * TREAD
+    depth = int(np.ceil((t + WALKWAY + lanes * STAIR_WIDTH) / CELL))
+    length = int(np.ceil((t + 2 * LANDING + run) / CELL))
+    fits = [
+        c for c in range(labels.shape[1] - length + 1) if (labels[0, c : c + length] >= 0).all()
+    ]
+    if not fits:
+        return labels, None
+    c0 = int(fits[int(rng.integers(len(fits)))])
+    grown = np.full((labels.shape[0] + depth, labels.shape[1]), -1, np.int32)
+    grown[depth:] = labels
+    grown[:depth, c0 : c0 + length] = len(kinds)
+    kinds.append("stair")
+    x0, x1, zb = c0 * CELL, (c0 + length) * CELL, depth * CELL
+    walk = zb - t - lanes * STAIR_WIDTH
+    lane_z = [
+        (
+            zb - t / 2 - walk - (k + 1) * STAIR_WIDTH + 0.01 * (k == lanes - 1),
+            zb - t / 2 - walk - k * STAIR_WIDTH,
+        )
+        for k in range(lanes)
+    ]
+    xs = x0 + t / 2 + (x1 - x0 - t - run) / 2
+    stair = Stairwell(
+        tuple(lane_z),
+        (zb - t / 2 - walk, zb - t / 2),
+        xs,
+        xs + run,
+        risers,
+        (x0, 0.0, x1, zb),
+        height + SLAB,
+    )
+    return grown, stair
+
+
+def _entrance(rng, labels, kinds) -> Door | None:
+    """The front door: in the x = 0 wall of the hallway or corridor."""
+    hub = next(i for i, k in enumerate(kinds) if k in ("hallway", "corridor"))
+    rows = runs(labels[:, 0] == hub)
+    if not rows:
+        return None
+    start, stop = max(rows, key=lambda r: r[1] - r[0])
+    lo, hi = start * CELL + DOOR_MARGIN, stop * CELL - DOOR_MARGIN
+    width = min(rng.uniform(0.9, 1.3), hi - lo)
+    if width < 0.8:
+        return None
+    s = rng.uniform(lo, hi - width)
+    return Door((0, -1), 0, 0.0, s, s + width)
 
 
 def _split(rng, start: int, stop: int, lo: int, hi: int) -> list[int]:
@@ -117,7 +229,7 @@ def _apartment(rng) -> tuple[np.ndarray, list[str]]:
     """A hallway band with rooms on both sides; the hall may stop short of a big living
     room spanning the full depth at one end."""
     nx, nz = int(rng.integers(24, 37)), int(rng.integers(18, 27))
-    hall_w = int(rng.integers(3, 4))
+    hall_w = int(rng.integers(3, 5))
     hz = int(rng.integers(6, nz - hall_w - 6 + 1))
     labels = np.full((nz, nx), -1, np.int32)
     kinds = ["hallway"]
@@ -162,7 +274,7 @@ def _office(rng) -> tuple[np.ndarray, list[str]]:
     """A corridor spine with offices on both sides; runs of offices merge into open-plan
     areas and meeting rooms; sometimes a full-depth open-plan hall at one end."""
     nx, nz = int(rng.integers(34, 51)), int(rng.integers(26, 37))
-    cw = int(rng.integers(4, 6))
+    cw = int(rng.integers(4, 7))
     cz = nz // 2 - cw // 2 + int(rng.integers(-2, 3))
     labels = np.full((nz, nx), -1, np.int32)
     kinds = ["corridor"]
@@ -256,7 +368,7 @@ def _doors(rng, labels, kinds) -> list[Door] | None:
 def _place_door(rng, runs, pair, kinds) -> Door:
     axis, line, start, stop = max(runs, key=lambda r: (r[3] - r[2], r))
     wide = "open_plan" in (kinds[pair[0]], kinds[pair[1]])
-    width = rng.uniform(1.6, 2.0) if wide else rng.uniform(0.9, 1.2)
+    width = rng.uniform(1.4, 2.2) if wide else rng.uniform(0.8, 1.3)
     lo, hi = start * CELL + DOOR_MARGIN, stop * CELL - DOOR_MARGIN
     width = min(width, hi - lo)
     s = rng.uniform(lo, hi - width)

@@ -102,6 +102,7 @@ PROGRAMS = {
         ("plant", "middle", 0.6),
         ("plant", "wall", 0.6),
     ],
+    "stair": [],  # the stairwell stays clear
 }
 
 
@@ -180,7 +181,11 @@ class Occupancy:
         view(self.doorway)[line - 1 : line + 1, s0:s1] = True
         view(self.reserved)[max(line - clear, 0) : line + clear, s0 - 1 : s1 + 1] = True
         for across in (line - 3, line + 2):
+            if not 0 <= across < view(self.room).shape[0]:
+                continue  # the front door: outside the plan
             room = int(view(self.room)[across, mid])
+            if room < 0:
+                continue
             cell = (across, mid) if door.axis == 1 else (mid, across)
             self.seeds[room].append(cell)
 
@@ -272,14 +277,15 @@ def _pillars(rng, layout, occupancy, room) -> list[Piece]:
     return pieces
 
 
-def furnish(layout: Layout, rng: np.random.Generator) -> list[Piece]:
-    """Furniture for every room, following its kind's program."""
+def furnish(layout: Layout, rng: np.random.Generator, density: float = 1.0) -> list[Piece]:
+    """Furniture for every room, following its kind's program (each piece's chance scaled
+    by `density`)."""
     occupancy, pieces = Occupancy(layout), []
     for room in layout.rooms:
         if room.kind == "open_plan":
             pieces += _pillars(rng, layout, occupancy, room.index)
         for kind, where, chance in PROGRAMS[room.kind]:
-            if rng.random() >= chance:
+            if rng.random() >= chance * density:
                 continue
             (w0, w1), (d0, d1) = SIZES[kind]
             width, depth = rng.uniform(w0, w1), rng.uniform(d0, d1)
