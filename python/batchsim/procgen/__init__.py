@@ -142,6 +142,7 @@ def build_scene_files(
         "triangles": scene.triangle_count,
         "rooms": scene.rooms,
         "storeys": scene.storeys,
+        "storey_height_m": scene.storey_height,
         "doors": scene.doors,
         "footprint_m": list(scene.footprint),
         "navigable_area": float(navmesh.navigable_area),
