@@ -144,6 +144,8 @@ def build_architecture(
                 if below > 0:  # the threshold
                     lo, hi = _box(axis, line, s0, s1, -t / 2, t / 2, -below, 0.0)
                     builder.box("trim", lo, hi, {"+y"})
+    for chamfer in layout.angled:
+        _angled_wall(builder, chamfer, t, height, below)
     for room in layout.rooms:
         for x0, z0, x1, z1 in cut_all(room.rects, floor_holes):
             surfaces.add_quad(
@@ -152,6 +154,18 @@ def build_architecture(
         for x0, z0, x1, z1 in cut_all(room.rects, ceiling_holes) if ceiling else ():
             surfaces.add_quad("ceiling", (x0, height, z0), (x1 - x0, 0.0, 0.0), (0.0, 0.0, z1 - z0))
     return surfaces
+
+
+def _angled_wall(builder, chamfer, t, height, below) -> None:
+    """A 45-degree wall across a room corner, its ends sunk into the walls it meets."""
+    sx, sz = chamfer.sx, chamfer.sz
+    px, pz = chamfer.x + sx * t / 2, chamfer.z + sz * t / 2  # the faces' inner corner
+    a = np.array([px + sx * chamfer.leg, -below, pz])
+    b = np.array([px, -below, pz + sz * chamfer.leg])
+    along = (b - a) / np.linalg.norm(b - a)
+    into = -np.array([sx, 0.0, sz]) / np.sqrt(2.0)  # towards the corner
+    start, end = a - along * t, b + along * t
+    builder.prism("wall", start, end - start, (0.0, height + below, 0.0), into * t)
 
 
 def _skirting(builder, axis, line, side, t, runs, holes) -> None:

@@ -66,6 +66,19 @@ class Stairwell:
 
 
 @dataclasses.dataclass(frozen=True)
+class Chamfer:
+    """A diagonal wall cutting a room's corner at 45 degrees: the corner (x, z) where the
+    two walls' centre lines meet, the directions (sx, sz) into the room, and the legs
+    (m) along each wall's face."""
+
+    x: float
+    z: float
+    sx: int
+    sz: int
+    leg: float
+
+
+@dataclasses.dataclass(frozen=True)
 class Layout:
     kind: str
     labels: np.ndarray  # [nz, nx] int32 room index per CELL, -1 outside
@@ -76,6 +89,7 @@ class Layout:
     storeys: int = 1
     stair: Stairwell | None = None
     entrance: Door | None = None  # the front door (ground storey, x = 0 wall of the hub)
+    angled: tuple[Chamfer, ...] = ()  # diagonal walls across room corners
 
     @property
     def size(self) -> tuple[float, float]:
@@ -109,6 +123,7 @@ def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout
         if doors is not None:
             break
     rooms = tuple(Room(i, k, _rects(labels == i)) for i, k in enumerate(kinds))
+    angled = _chamfers(rng, labels, rooms, doors, thickness)
     return Layout(
         kind,
         labels,
@@ -119,7 +134,60 @@ def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout
         storeys if stair is not None else 1,
         stair,
         _entrance(rng, labels, kinds),
+        angled,
     )
+
+
+CHAMFERED = {"living", "bedroom", "study", "kitchen", "office", "meeting", "open_plan"}
+
+
+def _chamfers(rng, labels, rooms, doors, t) -> tuple[Chamfer, ...]:
+    """Diagonal walls across some rooms' corners, away from doors."""
+    found = []
+    for room in rooms:
+        if room.kind not in CHAMFERED or rng.random() >= 0.35:
+            continue
+        leg = float(rng.uniform(0.8, 1.6))
+        reach = leg + t + DOOR_MARGIN + 0.3  # m from the corner kept free of doors
+        n = int(np.ceil(reach / CELL))
+        corners = [
+            (x, z, sx, sz)
+            for x0, z0, x1, z1 in room.rects
+            for x, sx in ((x0, 1), (x1, -1))
+            for z, sz in ((z0, 1), (z1, -1))
+        ]
+        for k in rng.permutation(len(corners)):
+            x, z, sx, sz = corners[int(k)]
+            if _corner_free(labels, room.index, x, z, sx, sz, n, reach, doors):
+                found.append(Chamfer(x, z, sx, sz, leg))
+                break
+    return tuple(found)
+
+
+def _label(labels, i, j) -> int:
+    inside = 0 <= i < labels.shape[0] and 0 <= j < labels.shape[1]
+    return int(labels[i, j]) if inside else -1
+
+
+def _corner_free(labels, room, x, z, sx, sz, n, reach, doors) -> bool:
+    """Whether the room fills n x n cells from the corner, walls bound both sides, and no
+    door lies within `reach` of the corner."""
+    i0, j0 = round(z / CELL), round(x / CELL)
+    rows = [i0 + sz * k - (sz < 0) for k in range(n)]
+    cols = [j0 + sx * k - (sx < 0) for k in range(n)]
+    if any(_label(labels, i, j) != room for i in rows for j in cols):
+        return False
+    behind_i, behind_j = i0 - (sz > 0), j0 - (sx > 0)
+    if any(_label(labels, behind_i, j) == room for j in cols):
+        return False
+    if any(_label(labels, i, behind_j) == room for i in rows):
+        return False
+    for door in doors:
+        line, along = (x, z) if door.axis == 0 else (z, x)
+        lo, hi = sorted((along, along + (sz if door.axis == 0 else sx) * reach))
+        if abs(door.line - line) < 1e-6 and door.start < hi and door.end > lo:
+            return False
+    return True
 
 
 def _annex(rng, labels, kinds, storeys, height, t):

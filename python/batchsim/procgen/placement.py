@@ -40,6 +40,7 @@ PROGRAMS = {
         ("bookshelf", "wall", 0.5),
         ("plant", "wall", 0.7),
         ("plant", "middle", 0.3),
+        ("pillar", "middle", 0.25),
     ],
     "kitchen": [
         ("counter", "wall", 1),
@@ -173,6 +174,11 @@ class Occupancy:
         self.seeds: dict[int, list[tuple[int, int]]] = {i: [] for i in range(len(layout.rooms))}
         for door in layout.doors:
             self._add_door(door)
+        zc, xc = ((np.arange(n) + 0.5) * FINE for n in self.room.shape)
+        for c in layout.angled:  # the corner behind a diagonal wall (and the wall) is taken
+            u = c.sx * (xc[None, :] - c.x) - layout.wall_thickness / 2
+            v = c.sz * (zc[:, None] - c.z) - layout.wall_thickness / 2
+            self.used |= (u > -FINE) & (v > -FINE) & (u + v < c.leg + 0.35)
 
     def _add_door(self, door) -> None:
         line, s0, s1 = (round(v / FINE) for v in (door.line, door.start, door.end))
