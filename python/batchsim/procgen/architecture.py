@@ -138,7 +138,8 @@ def build_architecture(
                     lo, hi = _box(axis, line, p0, p1, -t / 2, t / 2, 0.0, height)
                     surfaces.add_box("wall", lo, hi, SIDES if ceiling else SIDES | {"+y"})
             for side, labels in ((-1, a), (1, b)):
-                _skirting(builder, axis, line, side, t, runs((a != b) & (labels >= 0)), holes)
+                kept = (a != b) & (labels >= 0) & (labels != layout.void)
+                _skirting(builder, axis, line, side, t, runs(kept), holes)
             for s0, s1 in holes:
                 _door(surfaces, builder, axis, line, s0, s1, t, height, ceiling)
                 if below > 0:  # the threshold

@@ -28,13 +28,17 @@ def _tiles() -> dict[str, float]:
     return {name: info.tile for name, info in MATERIALS.items()}
 
 
-def emit_furniture(builder: MeshBuilder, pieces: list[Piece], seg: int, height: float) -> None:
-    """Furniture of one storey, at y = 0."""
+def emit_furniture(
+    builder: MeshBuilder, pieces: list[Piece], seg: int, height: float, tall=(-1, 0.0)
+) -> None:
+    """Furniture of one storey, at y = 0; pillars reach `height`, or in room tall[0],
+    tall[1]."""
     for piece in pieces:
         local = MeshBuilder(builder.tiles)
         rng = np.random.default_rng(piece.seed)
         if piece.kind == "pillar":
-            furniture.pillar(local, piece.width, piece.depth, seg, rng, height=height)
+            reach = tall[1] if piece.room == tall[0] else height
+            furniture.pillar(local, piece.width, piece.depth, seg, rng, height=reach)
         else:
             furniture.BUILDERS[piece.kind](local, piece.width, piece.depth, seg, rng)
         builder.merge(local, piece.turns, (piece.origin[0], 0.0, piece.origin[1]))
@@ -60,12 +64,16 @@ def _building(layout, storeys, outdoor, seg, ceiling) -> tuple[MeshBuilder, Surf
         local = MeshBuilder(builder.tiles)
         floor_holes = [stair.opening(k - 1)] if k > 0 else []
         ceiling_holes = [stair.opening(k)] if k < top else []
+        loft = layout.rooms[layout.loft].rects if layout.loft >= 0 else ()
+        floor_holes += loft if k == 1 else ()
+        ceiling_holes += loft if k == 0 else ()
         below = SLAB if k > 0 else (GROUND if outdoor is not None else 0.0)
         plan = layout.storey(k)
         found = build_architecture(
             plan, local, ceiling or k < top, below, floor_holes, ceiling_holes
         )
-        emit_furniture(local, pieces, seg, layout.wall_height)
+        tall = (layout.loft, layout.wall_height + layout.storey_height)
+        emit_furniture(local, pieces, seg, layout.wall_height, tall if k == 0 else (-1, 0.0))
         base = k * layout.storey_height
         builder.merge(local, 0, (0.0, base, 0.0))
         surfaces.extend(found, base)

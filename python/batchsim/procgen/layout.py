@@ -90,6 +90,8 @@ class Layout:
     stair: Stairwell | None = None
     entrance: Door | None = None  # the front door (ground storey, x = 0 wall of the hub)
     angled: tuple[Chamfer, ...] = ()  # diagonal walls across room corners
+    loft: int = -1  # a double-height room: storeys 0 and 1, no slab between (-1: none)
+    void: int = -1  # in storey 1's plan: the loft's upper half (no floor, doors, furniture)
 
     @property
     def size(self) -> tuple[float, float]:
@@ -104,6 +106,9 @@ class Layout:
         """The plan of storey k: the ground storey also has the front door."""
         if k == 0 and self.entrance is not None:
             return dataclasses.replace(self, doors=(*self.doors, self.entrance))
+        if k == 1 and self.loft >= 0:
+            doors = tuple(d for d in self.doors if self.loft not in d.rooms)
+            return dataclasses.replace(self, doors=doors, void=self.loft)
         return self
 
 
@@ -124,6 +129,7 @@ def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout
             break
     rooms = tuple(Room(i, k, _rects(labels == i)) for i, k in enumerate(kinds))
     angled = _chamfers(rng, labels, rooms, doors, thickness)
+    loft = _loft(rng, rooms, doors) if stair is not None else -1
     return Layout(
         kind,
         labels,
@@ -135,7 +141,30 @@ def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout
         stair,
         _entrance(rng, labels, kinds),
         angled,
+        loft,
     )
+
+
+def _loft(rng, rooms, doors) -> int:
+    """Half the time, the largest living room, open-plan area or meeting room whose
+    upper half can go while storey 1 stays connected; -1 otherwise."""
+    if rng.random() >= 0.5:
+        return -1
+    candidates = [r for r in rooms if r.kind in ("living", "open_plan", "meeting")]
+    for room in sorted(candidates, key=lambda r: (-r.area, r.index)):
+        parent = list(range(len(rooms)))
+
+        def find(i, parent=parent):
+            while parent[i] != i:
+                i = parent[i]
+            return i
+
+        for door in doors:
+            if room.index not in door.rooms:
+                parent[find(door.rooms[0])] = find(door.rooms[1])
+        if len({find(r.index) for r in rooms if r.index != room.index}) == 1:
+            return room.index
+    return -1
 
 
 CHAMFERED = {"living", "bedroom", "study", "kitchen", "office", "meeting", "open_plan"}

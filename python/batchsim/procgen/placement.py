@@ -115,6 +115,7 @@ class Piece:
     turns: int  # quarter turns about +y: the local +z (front) ends up facing this way
     origin: tuple[float, float]  # world (x, z) of the local origin (back centre)
     seed: int  # details (book sizes) come from default_rng(seed)
+    room: int = -1
 
 
 def _shift(a: np.ndarray, dz: int, dx: int) -> np.ndarray:
@@ -279,7 +280,7 @@ def _pillars(rng, layout, occupancy, room) -> list[Piece]:
             for z in np.arange(z0 + spacing / 2, z1 - 1.0, spacing):
                 lo, hi = (x - size / 2, z - size / 2), (x + size / 2, z + size / 2)
                 if occupancy.try_take(room, lo, hi):
-                    pieces.append(Piece("pillar", size, size, 0, (x, z - size / 2), 0))
+                    pieces.append(Piece("pillar", size, size, 0, (x, z - size / 2), 0, room))
     return pieces
 
 
@@ -288,6 +289,8 @@ def furnish(layout: Layout, rng: np.random.Generator, density: float = 1.0) -> l
     by `density`)."""
     occupancy, pieces = Occupancy(layout), []
     for room in layout.rooms:
+        if room.index == layout.void:
+            continue
         if room.kind == "open_plan":
             pieces += _pillars(rng, layout, occupancy, room.index)
         for kind, where, chance in PROGRAMS[room.kind]:
@@ -301,6 +304,6 @@ def furnish(layout: Layout, rng: np.random.Generator, density: float = 1.0) -> l
                 )
                 if occupancy.try_take(room.index, lo, hi):
                     seed = int(rng.integers(2**31))
-                    pieces.append(Piece(kind, width, depth, turns, origin, seed))
+                    pieces.append(Piece(kind, width, depth, turns, origin, seed, room.index))
                     break
     return pieces
