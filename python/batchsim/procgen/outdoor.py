@@ -28,7 +28,7 @@ class Outdoor:
 
 
 def make_outdoor(rng: np.random.Generator) -> Outdoor:
-    return Outdoor(float(rng.uniform(0.8, 1.3)), float(rng.uniform(1.6, 2.6)))
+    return Outdoor(float(rng.uniform(0.8, 1.2)), float(rng.uniform(1.4, 2.2)))
 
 
 def _quad(surfaces, material, rect, y) -> None:
