@@ -1,6 +1,7 @@
 """raycast_reference (the renderer's CPU reference) against scenes with known answers: scenes
 are written as glTF (batchsim.procgen.gltf) or OBJ and imported with batchsim.import_scene."""
 
+import json
 import math
 import time
 
@@ -362,7 +363,13 @@ def procgen_views(procgen_dataset, count, seed=3):
     scene = batchsim.Scene.load(path)
     navmesh = scene.navmesh()
     navmesh.seed(seed)
-    points = np.array([navmesh.get_random_navigable_point() for _ in range(count)])
+    points = np.asarray(navmesh.get_random_navigable_points(50 * count))
+    width, depth = json.loads((root / "manifest.json").read_text())["scenes"][path.stem][
+        "footprint_m"
+    ]
+    indoors = (points[:, 1] > -0.05) & (points[:, 0] > 0.3) & (points[:, 0] < width - 0.3)
+    indoors &= (points[:, 2] > 0.3) & (points[:, 2] < depth - 0.3)  # not in the garden
+    points = points[indoors][:count]
     angles = np.random.default_rng(seed).uniform(0, 360, count)
     return scene, points + np.array([0, 1.25, 0]), [yaw(a) for a in angles]
 

@@ -12,25 +12,12 @@ import numpy as np
 
 from batchsim.procgen.geometry import ALL_FACES, BOX_FACES, FACE_NAMES, SIDES, MeshBuilder
 from batchsim.procgen.layout import CELL, DOOR_HEIGHT, Layout, runs
+from batchsim.procgen.textures import FLOOR_CHOICES
 
 CASING = 0.07  # door frame (casing) width, m
 CASING_DEPTH = 0.02  # how far casings stand out of the wall, m
 SKIRTING = (0.08, 0.012)  # skirting board height and depth, m
 OVERLAP = 0.001  # m: wall ends stop just inside the wall they meet (no coplanar faces)
-
-FLOORS = {
-    "hallway": "wood_floor",
-    "living": "wood_floor",
-    "bedroom": "carpet",
-    "study": "wood_floor",
-    "kitchen": "tile_floor",
-    "bathroom": "ceramic",
-    "corridor": "tile_floor",
-    "office": "carpet",
-    "meeting": "wood_floor",
-    "open_plan": "carpet",
-    "stair": "concrete",
-}
 
 
 @dataclasses.dataclass
@@ -147,10 +134,14 @@ def build_architecture(
                     builder.box("trim", lo, hi, {"+y"})
     for chamfer in layout.angled:
         _angled_wall(builder, chamfer, t, height, below)
+    floors = dict(layout.floors)
     for room in layout.rooms:
         for x0, z0, x1, z1 in cut_all(room.rects, floor_holes):
             surfaces.add_quad(
-                FLOORS[room.kind], (x0, 0.0, z1), (x1 - x0, 0.0, 0.0), (0.0, 0.0, z0 - z1)
+                floors.get(room.kind, FLOOR_CHOICES[room.kind][0]),
+                (x0, 0.0, z1),
+                (x1 - x0, 0.0, 0.0),
+                (0.0, 0.0, z0 - z1),
             )
         for x0, z0, x1, z1 in cut_all(room.rects, ceiling_holes) if ceiling else ():
             surfaces.add_quad("ceiling", (x0, height, z0), (x1 - x0, 0.0, 0.0), (0.0, 0.0, z1 - z0))

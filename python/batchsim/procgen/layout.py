@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 
 from batchsim.procgen.floorplans import apartment, office
+from batchsim.procgen.textures import FLOOR_CHOICES
 
 CELL = 0.5  # plan grid (m): coarse enough for quick wall extraction, fine enough for rooms
 DOOR_HEIGHT = 2.1  # m, a standard interior door
@@ -93,6 +94,7 @@ class Layout:
     angled: tuple[Chamfer, ...] = ()  # diagonal walls across room corners
     loft: int = -1  # a double-height room: storeys 0 and 1, no slab between (-1: none)
     void: int = -1  # in storey 1's plan: the loft's upper half (no floor, doors, furniture)
+    floors: tuple[tuple[str, str], ...] = ()  # (room kind, floor material) of this building
 
     @property
     def size(self) -> tuple[float, float]:
@@ -143,6 +145,7 @@ def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout
         _entrance(rng, labels, kinds),
         angled,
         loft,
+        floors=tuple((k, str(rng.choice(options))) for k, options in FLOOR_CHOICES.items()),
     )
 
 
