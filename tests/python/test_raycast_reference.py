@@ -364,12 +364,9 @@ def procgen_views(procgen_dataset, count, seed=3):
     navmesh = scene.navmesh()
     navmesh.seed(seed)
     points = np.asarray(navmesh.get_random_navigable_points(50 * count))
-    width, depth = json.loads((root / "manifest.json").read_text())["scenes"][path.stem][
-        "footprint_m"
-    ]
-    indoors = (points[:, 1] > -0.05) & (points[:, 0] > 0.3) & (points[:, 0] < width - 0.3)
-    indoors &= (points[:, 2] > 0.3) & (points[:, 2] < depth - 0.3)  # not in the garden
-    points = points[indoors][:count]
+    w, d = json.loads((root / "manifest.json").read_text())["scenes"][path.stem]["footprint_m"]
+    inside = (np.abs(points[:, [0, 2]] - [w / 2, d / 2]) < [w / 2 - 0.3, d / 2 - 0.3]).all(1)
+    points = points[inside & (points[:, 1] > -0.05)][:count]  # indoors: not in the garden
     angles = np.random.default_rng(seed).uniform(0, 360, count)
     return scene, points + np.array([0, 1.25, 0]), [yaw(a) for a in angles]
 

@@ -220,6 +220,8 @@ class Occupancy:
         for z, x in self.seeds[room]:
             if not open_[z - zs.start, x - xs.start]:
                 return False
+        if self.seeds[room]:  # one piece: everything reached from one door (v1 let each
+            z, x = self.seeds[room][0]  # door reach its own piece)
             seeds[z - zs.start, x - xs.start] = True
         return int(flood(open_, seeds).sum()) == int(open_.sum())
 
