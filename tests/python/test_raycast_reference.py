@@ -1,6 +1,7 @@
 """raycast_reference (the renderer's CPU reference) against scenes with known answers: scenes
 are written as glTF (batchsim.procgen.gltf) or OBJ and imported with batchsim.import_scene."""
 
+import json
 import math
 import time
 
@@ -362,7 +363,10 @@ def procgen_views(procgen_dataset, count, seed=3):
     scene = batchsim.Scene.load(path)
     navmesh = scene.navmesh()
     navmesh.seed(seed)
-    points = np.array([navmesh.get_random_navigable_point() for _ in range(count)])
+    points = np.asarray(navmesh.get_random_navigable_points(50 * count))
+    w, d = json.loads((root / "manifest.json").read_text())["scenes"][path.stem]["footprint_m"]
+    inside = (np.abs(points[:, [0, 2]] - [w / 2, d / 2]) < [w / 2 - 0.3, d / 2 - 0.3]).all(1)
+    points = points[inside & (points[:, 1] > -0.05)][:count]  # indoors: not in the garden
     angles = np.random.default_rng(seed).uniform(0, 360, count)
     return scene, points + np.array([0, 1.25, 0]), [yaw(a) for a in angles]
 

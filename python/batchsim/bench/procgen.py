@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--num-scenes", type=int, default=100)
     parser.add_argument("--episodes-per-scene", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes generating scenes (default 1)"
+    )
     parser.add_argument("--data", help="generate here (default: a temporary folder)")
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args(argv)
@@ -42,7 +45,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     )
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        manifest, timings = build_dataset_timed(args.data or tmp, config)
+        manifest, timings = build_dataset_timed(args.data or tmp, config, args.workers)
         seconds = time.perf_counter() - started
     # timings stay out of the manifest (its bytes follow from the seed): merge them back
     scenes = [stats | timings["scenes"][name] for name, stats in manifest["scenes"].items()]
@@ -52,6 +55,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         **report.header(args),
         "machine": platform.node(),
         "cores": os.cpu_count(),
+        "workers": args.workers,
         "config": manifest["config"],
         "seconds_total": seconds,
         "seconds_per_scene": seconds / len(scenes),

@@ -27,6 +27,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument(
         "--max-geodesic", type=float, default=defaults.max_geodesic, help="episode metres"
     )
+    cmd.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes generating scenes (default: one per core); the files are the same",
+    )
     cmd.add_argument("--out", default="data/procgen", help="output folder (default data/procgen)")
     cmd.add_argument("--preview", action="store_true", help="also write OUT/preview.png")
     cmd.add_argument(
@@ -49,7 +55,7 @@ def _procgen(args: argparse.Namespace) -> int:
     )
     manifest = None if args.force else current_manifest(args.out, config)
     if manifest is None:
-        manifest, timings = build_dataset_timed(args.out, config)
+        manifest, timings = build_dataset_timed(args.out, config, args.workers)
         how = f"generated in {timings['seconds']:.1f} s"
     else:
         how = "generated before; --force regenerates"

@@ -1,4 +1,5 @@
-"""Procedural indoor scenes (apartments, offices) as GLB files for PointNav.
+"""Procedural buildings (apartments, offices; a share of them 2-3 storeys with stairs, all
+with a garden round them) as GLB files for PointNav.
 
 >>> scene = generate_scene(seed=7, kind="office")
 >>> glb = write_scene(scene, "out", "office_7")
@@ -23,12 +24,14 @@ from batchsim.procgen.assemble import assemble
 from batchsim.procgen.geometry import MeshData
 from batchsim.procgen.gltf import Material, encode_glb
 from batchsim.procgen.layout import make_layout
+from batchsim.procgen.outdoor import make_outdoor
 from batchsim.procgen.placement import furnish
 from batchsim.procgen.textures import MATERIALS, VARIANTS, texture_png
 
 KINDS = ("apartment", "office")
 MIN_BUDGET = 10_000  # below this the walls and furniture alone do not fit
 MAX_BUDGET = 5_000_000  # far above any real scan; guards against typos
+MULTI_STOREY_SHARE = 0.4  # of scenes: 2 storeys, or 3 for a third of them
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,6 +46,8 @@ class ProcScene:
     triangle_count: int
     meshes: tuple[MeshData, ...]
     materials: dict[str, Material]
+    storeys: int = 1
+    storey_height: float = 0.0  # m from one storey's floor to the next
 
     @property
     def vertex_count(self) -> int:
@@ -69,12 +74,18 @@ def _check(seed, kind, triangle_budget) -> None:
 def generate_scene(
     seed: int, kind: str = "apartment", triangle_budget: int = 150_000, *, ceiling: bool = True
 ) -> ProcScene:
-    """A furnished single-floor `kind` scene of about `triangle_budget` triangles (y up)."""
+    """A furnished `kind` building of about `triangle_budget` triangles (y up, the ground
+    floor at y = 0), with a garden round it."""
     _check(seed, kind, triangle_budget)
     rng = np.random.default_rng(int(seed))
-    layout = make_layout(rng, kind)
-    pieces = furnish(layout, rng)
-    meshes = assemble(layout, pieces, int(triangle_budget), ceiling).build()
+    storeys = 1
+    if rng.random() < MULTI_STOREY_SHARE:
+        storeys = 3 if rng.random() < 1 / 3 else 2
+    layout = make_layout(rng, kind, storeys)
+    density = rng.uniform(0.6, 1.3)
+    pieces = [furnish(layout.storey(k), rng, density) for k in range(layout.storeys)]
+    outdoor = make_outdoor(rng)
+    meshes = assemble(layout, pieces, int(triangle_budget), ceiling, outdoor).build()
     variants = {name: int(rng.integers(VARIANTS)) for name in sorted(MATERIALS)}
     materials = {
         name: Material(
@@ -95,6 +106,8 @@ def generate_scene(
         sum(len(m.indices) for m in meshes),
         tuple(meshes),
         materials,
+        layout.storeys,
+        layout.storey_height,
     )
 
 
@@ -128,6 +141,8 @@ def build_scene_files(
         "seed": int(seed),
         "triangles": scene.triangle_count,
         "rooms": scene.rooms,
+        "storeys": scene.storeys,
+        "storey_height_m": scene.storey_height,
         "doors": scene.doors,
         "footprint_m": list(scene.footprint),
         "navigable_area": float(navmesh.navigable_area),

@@ -12,24 +12,12 @@ import numpy as np
 
 from batchsim.procgen.geometry import ALL_FACES, BOX_FACES, FACE_NAMES, SIDES, MeshBuilder
 from batchsim.procgen.layout import CELL, DOOR_HEIGHT, Layout, runs
+from batchsim.procgen.textures import FLOOR_CHOICES
 
 CASING = 0.07  # door frame (casing) width, m
 CASING_DEPTH = 0.02  # how far casings stand out of the wall, m
 SKIRTING = (0.08, 0.012)  # skirting board height and depth, m
 OVERLAP = 0.001  # m: wall ends stop just inside the wall they meet (no coplanar faces)
-
-FLOORS = {
-    "hallway": "wood_floor",
-    "living": "wood_floor",
-    "bedroom": "carpet",
-    "study": "wood_floor",
-    "kitchen": "tile_floor",
-    "bathroom": "ceramic",
-    "corridor": "tile_floor",
-    "office": "carpet",
-    "meeting": "wood_floor",
-    "open_plan": "carpet",
-}
 
 
 @dataclasses.dataclass
@@ -48,6 +36,11 @@ class Surfaces:
         for name, (o, u, v) in zip(FACE_NAMES, BOX_FACES, strict=True):
             if name in faces:
                 self.add_quad(material, lo + o * size, u * size, v * size)
+
+    def extend(self, other: Surfaces, dy: float) -> None:
+        """Adds `other`'s quads raised by dy."""
+        self.materials += other.materials
+        self.quads += [q + np.array([[0.0, dy, 0.0], [0, 0, 0], [0, 0, 0]]) for q in other.quads]
 
     def cells(self, size: float) -> tuple[np.ndarray, np.ndarray]:
         """Subdivisions along u and v for cells of about `size` metres."""
@@ -85,8 +78,33 @@ def _subtract(s0: float, s1: float, holes) -> list[tuple[float, float]]:
     return [(a, b) for a, b in pieces if b - a > 1e-6]
 
 
-def build_architecture(layout: Layout, builder: MeshBuilder, ceiling: bool) -> Surfaces:
-    """Emits trims into `builder`; returns walls, floors and ceilings as Surfaces."""
+def cut(rect, hole) -> list[tuple[float, float, float, float]]:
+    """Rectangle (x0, z0, x1, z1) minus another: up to four rectangles."""
+    x0, z0, x1, z1 = rect
+    h0, g0, h1, g1 = max(hole[0], x0), max(hole[1], z0), min(hole[2], x1), min(hole[3], z1)
+    if h0 >= h1 or g0 >= g1:
+        return [rect]
+    pieces = [(x0, z0, x1, g0), (x0, g1, x1, z1), (x0, g0, h0, g1), (h1, g0, x1, g1)]
+    return [p for p in pieces if p[2] - p[0] > 1e-6 and p[3] - p[1] > 1e-6]
+
+
+def cut_all(rects, holes) -> list[tuple[float, float, float, float]]:
+    for hole in holes:
+        rects = [piece for rect in rects for piece in cut(rect, hole)]
+    return list(rects)
+
+
+def build_architecture(
+    layout: Layout,
+    builder: MeshBuilder,
+    ceiling: bool,
+    below: float = 0.0,
+    floor_holes=(),
+    ceiling_holes=(),
+) -> Surfaces:
+    """Emits trims into `builder`; returns walls, floors and ceilings as Surfaces. Walls
+    reach `below` metres under the floor (the slab, the ground outside); the holes are
+    rectangles (x0, z0, x1, z1) left out of the floor and the ceiling."""
     surfaces = Surfaces()
     t, height = layout.wall_thickness, layout.wall_height
     doors: dict[tuple[int, float], list] = {}
@@ -100,23 +118,46 @@ def build_architecture(layout: Layout, builder: MeshBuilder, ceiling: bool) -> S
             holes = doors.get((axis, line), [])
             for r0, r1 in runs(a != b):
                 s0, s1 = r0 * CELL - t / 2 + OVERLAP, r1 * CELL + t / 2 - OVERLAP
+                if below > 0:  # under the floor: no door holes
+                    lo, hi = _box(axis, line, s0, s1, -t / 2, t / 2, -below, 0.0)
+                    surfaces.add_box("wall", lo, hi, SIDES)
                 for p0, p1 in _subtract(s0, s1, holes):
                     lo, hi = _box(axis, line, p0, p1, -t / 2, t / 2, 0.0, height)
                     surfaces.add_box("wall", lo, hi, SIDES if ceiling else SIDES | {"+y"})
             for side, labels in ((-1, a), (1, b)):
-                _skirting(builder, axis, line, side, t, runs((a != b) & (labels >= 0)), holes)
+                kept = (a != b) & (labels >= 0) & (labels != layout.void)
+                _skirting(builder, axis, line, side, t, runs(kept), holes)
             for s0, s1 in holes:
                 _door(surfaces, builder, axis, line, s0, s1, t, height, ceiling)
+                if below > 0:  # the threshold
+                    lo, hi = _box(axis, line, s0, s1, -t / 2, t / 2, -below, 0.0)
+                    builder.box("trim", lo, hi, {"+y"})
+    for chamfer in layout.angled:
+        _angled_wall(builder, chamfer, t, height, below)
+    floors = dict(layout.floors)
     for room in layout.rooms:
-        for x0, z0, x1, z1 in room.rects:
+        for x0, z0, x1, z1 in cut_all(room.rects, floor_holes):
             surfaces.add_quad(
-                FLOORS[room.kind], (x0, 0.0, z1), (x1 - x0, 0.0, 0.0), (0.0, 0.0, z0 - z1)
+                floors.get(room.kind, FLOOR_CHOICES[room.kind][0]),
+                (x0, 0.0, z1),
+                (x1 - x0, 0.0, 0.0),
+                (0.0, 0.0, z0 - z1),
             )
-            if ceiling:
-                surfaces.add_quad(
-                    "ceiling", (x0, height, z0), (x1 - x0, 0.0, 0.0), (0.0, 0.0, z1 - z0)
-                )
+        for x0, z0, x1, z1 in cut_all(room.rects, ceiling_holes) if ceiling else ():
+            surfaces.add_quad("ceiling", (x0, height, z0), (x1 - x0, 0.0, 0.0), (0.0, 0.0, z1 - z0))
     return surfaces
+
+
+def _angled_wall(builder, chamfer, t, height, below) -> None:
+    """A 45-degree wall across a room corner, its ends sunk into the walls it meets."""
+    sx, sz = chamfer.sx, chamfer.sz
+    px, pz = chamfer.x + sx * t / 2, chamfer.z + sz * t / 2  # the faces' inner corner
+    a = np.array([px + sx * chamfer.leg, -below, pz])
+    b = np.array([px, -below, pz + sz * chamfer.leg])
+    along = (b - a) / np.linalg.norm(b - a)
+    into = -np.array([sx, 0.0, sz]) / np.sqrt(2.0)  # towards the corner
+    start, end = a - along * t, b + along * t
+    builder.prism("wall", start, end - start, (0.0, height + below, 0.0), into * t)
 
 
 def _skirting(builder, axis, line, side, t, runs, holes) -> None:

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import multiprocessing
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
@@ -32,9 +34,10 @@ SCENE_DIR = Path("scene_datasets/procgen")
 SCENE_ID_PREFIX = "data/scene_datasets/procgen/"
 # Bumped whenever the generator's bytes change, so cached datasets are rebuilt (2: packed
 # scene format version 2, which adds the BVH; 3: no timings in manifest.json; 4: packed scene
-# format version 3, which adds vertex colours). The manifest also records the packed scene
+# format version 3, which adds vertex colours; 5: generator v2: storeys and stairs, the
+# garden outside, wider ranges). The manifest also records the packed scene
 # version, so a new format rebuilds cached datasets without a bump here.
-GENERATOR_VERSION = 4
+GENERATOR_VERSION = 5
 TIMING_KEYS = ("generate_seconds", "seconds")
 """build_scene_files' statistics that vary from run to run: returned, never written."""
 
@@ -92,20 +95,27 @@ def scene_name(config: DatasetConfig, index: int) -> tuple[str, str]:
     return f"{kind}_{config.seed:04d}_{index:04d}", kind
 
 
-def build_dataset(out: str | os.PathLike, config: DatasetConfig) -> dict:
-    """Generates every scene and its episodes into `out`; returns the manifest."""
-    return build_dataset_timed(out, config)[0]
+def build_dataset(
+    out: str | os.PathLike, config: DatasetConfig, workers: int | None = None
+) -> dict:
+    """Generates every scene and its episodes into `out`; returns the manifest. workers:
+    processes generating scenes (default one per core); the files do not depend on it."""
+    return build_dataset_timed(out, config, workers)[0]
 
 
-def build_dataset_timed(out: str | os.PathLike, config: DatasetConfig) -> tuple[dict, dict]:
+def build_dataset_timed(
+    out: str | os.PathLike, config: DatasetConfig, workers: int | None = None
+) -> tuple[dict, dict]:
     """build_dataset's manifest, and its timings: {"seconds": the whole dataset,
     "scenes": {name: {"seconds": the scene's files, "generate_seconds": its geometry}}}."""
     from batchsim.datasets import write_pointnav
 
     config.validate()
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise InvalidArgumentError(f"workers must be >= 1, got {workers!r}")
     out = Path(out)
     started = time.perf_counter()
-    scenes, episodes, scene_timings = _build_scenes(out, config)
+    scenes, episodes, scene_timings = _build_scenes(out, config, workers or os.cpu_count() or 1)
     splits = split_scenes(list(scenes), config.split_fractions)
     for split, names in splits.items():
         write_pointnav(
@@ -122,44 +132,82 @@ def build_dataset_timed(out: str | os.PathLike, config: DatasetConfig) -> tuple[
     return manifest, {"seconds": time.perf_counter() - started, "scenes": scene_timings}
 
 
-def _build_scenes(out: Path, config: DatasetConfig) -> tuple[dict, dict, dict]:
+def _build_scenes(out: Path, config: DatasetConfig, workers: int) -> tuple[dict, dict, dict]:
     """Each scene's files under out/SCENE_DIR and its episodes: ({name: statistics},
-    {name: episodes}, {name: timings})."""
+    {name: episodes}, {name: timings}), in scene order. Each scene depends only on its own
+    seed, so `workers` processes (spawned: the caller may hold Vulkan devices and threads)
+    write the same bytes as one."""
+    (out / SCENE_DIR).mkdir(parents=True, exist_ok=True)
+    seeds = np.random.SeedSequence(config.seed).generate_state(config.num_scenes)
+    jobs = [(out, config, index, int(seeds[index])) for index in range(config.num_scenes)]
+    results = {}
+    if workers == 1 or len(jobs) == 1:
+        for job in progress(jobs, total=len(jobs), desc="procgen"):
+            results[job[2]] = build_one_scene(*job)
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
+            futures = {pool.submit(build_one_scene, *job): job[2] for job in jobs}
+            for future in progress(as_completed(futures), total=len(jobs), desc="procgen"):
+                results[futures[future]] = future.result()
+    scenes, episodes, timings = {}, {}, {}
+    for index in range(config.num_scenes):
+        name, stats, scene_episodes, scene_timings = results[index]
+        scenes[name], episodes[name], timings[name] = stats, scene_episodes, scene_timings
+    return scenes, episodes, timings
+
+
+def build_one_scene(out: Path, config: DatasetConfig, index: int, seed: int) -> tuple:
+    """Scene `index`'s files and episodes (in a worker process, or not): (name, statistics,
+    episodes, timings)."""
     from batchsim import Scene
     from batchsim.datasets import generate_episodes
     from batchsim.procgen import build_scene_files
 
-    (out / SCENE_DIR).mkdir(parents=True, exist_ok=True)
-    scenes, episodes, timings = {}, {}, {}
-    seeds = np.random.SeedSequence(config.seed).generate_state(config.num_scenes)
-    for index in progress(range(config.num_scenes), total=config.num_scenes, desc="procgen"):
-        name, kind = scene_name(config, index)
-        stats = build_scene_files(
-            int(seeds[index]), out / SCENE_DIR, name, kind, config.triangle_budget
-        )
-        navmesh = Scene.load(out / SCENE_DIR / f"{name}.bsscene").navmesh()
-        episodes[name] = generate_episodes(
-            navmesh,
-            SCENE_ID_PREFIX + f"{name}.glb",
-            config.episodes_per_scene,
-            int(seeds[index]),
-            closest_dist_limit=config.min_geodesic,
-            furthest_dist_limit=config.max_geodesic,
-        )
-        timings[name] = {k: stats.pop(k) for k in TIMING_KEYS}
-        scenes[name] = {**_plain(stats), **episode_statistics(episodes[name])}
-    return scenes, episodes, timings
+    name, kind = scene_name(config, index)
+    stats = build_scene_files(seed, out / SCENE_DIR, name, kind, config.triangle_budget)
+    navmesh = Scene.load(out / SCENE_DIR / f"{name}.bsscene").navmesh()
+    episodes = generate_episodes(
+        navmesh,
+        SCENE_ID_PREFIX + f"{name}.glb",
+        config.episodes_per_scene,
+        seed,
+        closest_dist_limit=config.min_geodesic,
+        furthest_dist_limit=config.max_geodesic,
+    )
+    timings = {k: stats.pop(k) for k in TIMING_KEYS}
+    stats = {**_plain(stats), **episode_statistics(episodes, stats)}
+    return name, stats, episodes, timings
 
 
-def episode_statistics(episodes) -> dict:
+def episode_statistics(episodes, scene: dict | None = None) -> dict:
+    """Distances; with the scene's statistics (storeys, storey_height_m, footprint_m) also
+    episodes per storey of their start, cross-storey ones and those starting outdoors."""
     geodesic = np.array([e.geodesic_distance for e in episodes])
     euclid = np.array(
         [np.linalg.norm(np.subtract(e.goal_position, e.start_position)) for e in episodes]
     )
-    return {
+    stats = {
         "episodes": len(episodes),
         "mean_geodesic_m": float(geodesic.mean()) if len(geodesic) else 0.0,
         "mean_geodesic_euclid_ratio": float((geodesic / euclid).mean()) if len(geodesic) else 0.0,
+    }
+    if scene is None or not episodes:
+        return stats
+    starts = np.array([e.start_position for e in episodes], np.float64)
+    goals = np.array([e.goal_position for e in episodes], np.float64)
+    storeys, height = scene["storeys"], scene["storey_height_m"]
+
+    def storey(y):
+        return np.clip(np.round(y / height), 0, storeys - 1).astype(int)
+
+    w, d = scene["footprint_m"]
+    outdoors = (starts[:, 0] < 0) | (starts[:, 0] > w) | (starts[:, 2] < 0) | (starts[:, 2] > d)
+    return {
+        **stats,
+        "episodes_per_storey": np.bincount(storey(starts[:, 1]), minlength=storeys).tolist(),
+        "cross_storey_episodes": int((storey(starts[:, 1]) != storey(goals[:, 1])).sum()),
+        "outdoor_start_share": float(outdoors.mean()),
     }
 
 
@@ -187,8 +235,10 @@ def current_manifest(out: str | os.PathLike, config: DatasetConfig) -> dict | No
     return None
 
 
-def ensure_dataset(out: str | os.PathLike, config: DatasetConfig) -> dict:
+def ensure_dataset(
+    out: str | os.PathLike, config: DatasetConfig, workers: int | None = None
+) -> dict:
     """The dataset in `out`, generated on first use: reused while its manifest matches
     `config` and this generator version, rebuilt otherwise."""
     manifest = current_manifest(out, config)
-    return manifest if manifest is not None else build_dataset(out, config)
+    return manifest if manifest is not None else build_dataset(out, config, workers)

@@ -108,6 +108,23 @@ class MeshBuilder:
     def box(self, material: str, lo, hi, faces=ALL_FACES) -> None:
         self.boxes(material, [lo], [hi], faces)
 
+    def prism(self, material: str, origin, a, b, c) -> None:
+        """A parallelepiped origin + [0,1]a + [0,1]b + [0,1]c (any orientation: angled walls,
+        sloping handrails), its six faces pointing outwards."""
+        o, a, b, c = (np.asarray(x, np.float64) for x in (origin, a, b, c))
+        centre = o + (a + b + c) / 2
+        for corner, u, v in (
+            (o, a, b),
+            (o + c, a, b),
+            (o, b, c),
+            (o + a, b, c),
+            (o, c, a),
+            (o + b, c, a),
+        ):
+            if np.dot(np.cross(u, v), corner + (u + v) / 2 - centre) < 0:
+                u, v = v, u
+            self.grid(material, corner, u, v)
+
     def cylinder(
         self, material, base, radius, height, segments, axis=1, top_radius=None, caps=(True, True)
     ) -> None:

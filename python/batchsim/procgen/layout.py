@@ -1,19 +1,26 @@
-"""Single-floor floor plans: rooms as unions of grid rectangles, doors on shared walls.
+"""Floor plans: rooms as unions of grid rectangles, doors on shared walls.
 
 A plan is a label grid (CELL metres per cell, one room index per cell, -1 outside) plus
-the doors. Walls run along grid lines wherever the labels on both sides differ.
+the doors. Walls run along grid lines wherever the labels on both sides differ. Every
+storey of a building shares the plan; buildings of several storeys get a stairwell annex
+(a "stair" room along the z = 0 side) with one straight stair per storey pair.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 
 import numpy as np
+
+from batchsim.procgen.floorplans import apartment, office
+from batchsim.procgen.textures import FLOOR_CHOICES
 
 CELL = 0.5  # plan grid (m): coarse enough for quick wall extraction, fine enough for rooms
 DOOR_HEIGHT = 2.1  # m, a standard interior door
 DOOR_MARGIN = 0.3  # m of wall kept between a door and the wall's end (frames need room)
+SLAB = 0.2  # m: floor slab between storeys
+MAX_RISER, TREAD = 0.18, 0.28  # m: stair steps (Habitat's agent climbs 0.2 m)
+STAIR_WIDTH, WALKWAY, LANDING = 1.1, 1.0, 1.1  # m: a stair lane, the walkway, landings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +44,43 @@ class Door:
 
 
 @dataclasses.dataclass(frozen=True)
+class Stairwell:
+    """Straight stairs in the annex: stair k (storey k to k + 1) climbs lane k, towards +x
+    for even k (bottom at xs) and -x for odd k; each leaves an opening in the slab above."""
+
+    lanes: tuple[tuple[float, float], ...]  # z range of each stair lane
+    walkway: tuple[float, float]  # z range of the walkway along the lanes (building side)
+    xs: float
+    xe: float
+    risers: int
+    rect: tuple[float, float, float, float]  # the annex room's rectangle (wall centre lines)
+    rise: float  # the storey height each stair climbs
+
+    @property
+    def riser(self) -> float:
+        return self.rise / self.risers
+
+    def opening(self, k: int) -> tuple[float, float, float, float]:
+        """The hole (x0, z0, x1, z1) stair k leaves in the slab of storey k + 1 (the outer
+        lane's reaches into the outer wall)."""
+        z0, z1 = self.lanes[k]
+        return (self.xs, self.rect[1] if k == len(self.lanes) - 1 else z0, self.xe, z1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Chamfer:
+    """A diagonal wall cutting a room's corner at 45 degrees: the corner (x, z) where the
+    two walls' centre lines meet, the directions (sx, sz) into the room, and the legs
+    (m) along each wall's face."""
+
+    x: float
+    z: float
+    sx: int
+    sz: int
+    leg: float
+
+
+@dataclasses.dataclass(frozen=True)
 class Layout:
     kind: str
     labels: np.ndarray  # [nz, nx] int32 room index per CELL, -1 outside
@@ -44,143 +88,194 @@ class Layout:
     doors: tuple[Door, ...]
     wall_thickness: float
     wall_height: float
+    storeys: int = 1
+    stair: Stairwell | None = None
+    entrance: Door | None = None  # the front door (ground storey, x = 0 wall of the hub)
+    angled: tuple[Chamfer, ...] = ()  # diagonal walls across room corners
+    loft: int = -1  # a double-height room: storeys 0 and 1, no slab between (-1: none)
+    void: int = -1  # in storey 1's plan: the loft's upper half (no floor, doors, furniture)
+    floors: tuple[tuple[str, str], ...] = ()  # (room kind, floor material) of this building
 
     @property
     def size(self) -> tuple[float, float]:
         """Footprint (m) along x and z."""
         return self.labels.shape[1] * CELL, self.labels.shape[0] * CELL
 
+    @property
+    def storey_height(self) -> float:
+        return self.wall_height + SLAB
 
-def make_layout(rng: np.random.Generator, kind: str) -> Layout:
-    """A connected floor plan of `kind` ("apartment" or "office")."""
+    def storey(self, k: int) -> Layout:
+        """The plan of storey k: the ground storey also has the front door."""
+        if k == 0 and self.entrance is not None:
+            return dataclasses.replace(self, doors=(*self.doors, self.entrance))
+        if k == 1 and self.loft >= 0:
+            doors = tuple(d for d in self.doors if self.loft not in d.rooms)
+            return dataclasses.replace(self, doors=doors, void=self.loft)
+        return self
+
+
+def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout:
+    """A connected floor plan of `kind` ("apartment" or "office"), with a stairwell annex
+    when `storeys` > 1 (one storey when no annex fits)."""
+    height = rng.uniform(2.4, 3.0) if kind == "apartment" else rng.uniform(2.6, 3.4)
+    thickness = rng.uniform(0.08, 0.25)
     while True:  # rare rejections (too few rooms, no door fits): draw again
-        labels, kinds = _apartment(rng) if kind == "apartment" else _office(rng)
+        labels, kinds = apartment(rng) if kind == "apartment" else office(rng)
         if kind == "apartment" and not 5 <= len(kinds) <= 9:
             continue
+        stair = None
+        if storeys > 1:
+            labels, stair = _annex(rng, labels, kinds, storeys, height, thickness)
         doors = _doors(rng, labels, kinds)
         if doors is not None:
             break
     rooms = tuple(Room(i, k, _rects(labels == i)) for i, k in enumerate(kinds))
-    height = rng.uniform(2.5, 2.8) if kind == "apartment" else rng.uniform(2.7, 3.0)
-    return Layout(kind, labels, rooms, tuple(doors), rng.uniform(0.1, 0.2), height)
+    angled = _chamfers(rng, labels, rooms, doors, thickness)
+    loft = _loft(rng, rooms, doors) if stair is not None else -1
+    return Layout(
+        kind,
+        labels,
+        rooms,
+        tuple(doors),
+        thickness,
+        height,
+        storeys if stair is not None else 1,
+        stair,
+        _entrance(rng, labels, kinds),
+        angled,
+        loft,
+        floors=tuple((k, str(rng.choice(options))) for k, options in FLOOR_CHOICES.items()),
+    )
 
 
-def _split(rng, start: int, stop: int, lo: int, hi: int) -> list[int]:
-    """Cut points splitting [start, stop) into pieces of lo..hi cells."""
-    cuts = [start]
-    while stop - cuts[-1] > hi:
-        room = stop - cuts[-1]
-        upper = min(hi, room - lo)
-        cuts.append(cuts[-1] + (int(rng.integers(lo, upper + 1)) if upper >= lo else room // 2))
-    return [*cuts, stop]
+def _loft(rng, rooms, doors) -> int:
+    """Half the time, the largest living room, open-plan area or meeting room whose
+    upper half can go while storey 1 stays connected; -1 otherwise."""
+    if rng.random() >= 0.5:
+        return -1
+    candidates = [r for r in rooms if r.kind in ("living", "open_plan", "meeting")]
+    for room in sorted(candidates, key=lambda r: (-r.area, r.index)):
+        parent = list(range(len(rooms)))
+
+        def find(i, parent=parent):
+            while parent[i] != i:
+                i = parent[i]
+            return i
+
+        for door in doors:
+            if room.index not in door.rooms:
+                parent[find(door.rooms[0])] = find(door.rooms[1])
+        if len({find(r.index) for r in rooms if r.index != room.index}) == 1:
+            return room.index
+    return -1
 
 
-def _fill_band(rng, labels, kinds, z0, z1, x0, x1, towards_hall_at_z0) -> None:
-    """Splits a band into rooms; some columns split in depth, and some of those halves
-    merge with the neighbouring column into L-shaped rooms."""
-    cuts = _split(rng, x0, x1, 6, 10)
-    previous_far = None  # the far half of the last column, if it was split in depth
-    for a, b in itertools.pairwise(cuts):
-        if z1 - z0 >= 10 and rng.random() < 0.45:
-            depth = int(rng.integers(4, 6))  # the far half: a bathroom or closet, 2-3 m
-            mid = z1 - depth if towards_hall_at_z0 else z0 + depth
-            near, far = ((z0, mid), (mid, z1)) if towards_hall_at_z0 else ((mid, z1), (z0, mid))
-            labels[near[0] : near[1], a:b] = len(kinds)
-            kinds.append("room")
-            labels[far[0] : far[1], a:b] = len(kinds)
-            kinds.append("bathroom")
-            previous_far = (far[0], a)  # a cell of that half
+CHAMFERED = {"living", "bedroom", "study", "kitchen", "office", "meeting", "open_plan"}
+
+
+def _chamfers(rng, labels, rooms, doors, t) -> tuple[Chamfer, ...]:
+    """Diagonal walls across some rooms' corners, away from doors."""
+    found = []
+    for room in rooms:
+        if room.kind not in CHAMFERED or rng.random() >= 0.35:
             continue
-        room = len(kinds)
-        labels[z0:z1, a:b] = room
-        kinds.append("room")
-        if previous_far is not None and rng.random() < 0.6:  # L: absorb the neighbour's half
-            far_z, far_x = previous_far
-            labels[labels == labels[far_z, far_x]] = room
-        previous_far = None
+        leg = float(rng.uniform(0.8, 1.6))
+        reach = leg + t + DOOR_MARGIN + 0.3  # m from the corner kept free of doors
+        n = int(np.ceil(reach / CELL))
+        corners = [
+            (x, z, sx, sz)
+            for x0, z0, x1, z1 in room.rects
+            for x, sx in ((x0, 1), (x1, -1))
+            for z, sz in ((z0, 1), (z1, -1))
+        ]
+        for k in rng.permutation(len(corners)):
+            x, z, sx, sz = corners[int(k)]
+            if _corner_free(labels, room.index, x, z, sx, sz, n, reach, doors):
+                found.append(Chamfer(x, z, sx, sz, leg))
+                break
+    return tuple(found)
 
 
-def _compact(labels: np.ndarray) -> np.ndarray:
-    """Renumbers rooms 0..n-1 in order of first appearance (row-major), -1 kept."""
-    order = list(dict.fromkeys(int(v) for v in labels.ravel() if v >= 0))
-    lookup = np.full(max(order) + 2, -1, np.int32)
-    lookup[order] = np.arange(len(order))
-    return lookup[labels]
+def _label(labels, i, j) -> int:
+    inside = 0 <= i < labels.shape[0] and 0 <= j < labels.shape[1]
+    return int(labels[i, j]) if inside else -1
 
 
-def _relabel(labels, kinds) -> tuple[np.ndarray, list[str]]:
-    order = list(dict.fromkeys(int(v) for v in labels.ravel() if v >= 0))
-    return _compact(labels), [kinds[i] for i in order]
+def _corner_free(labels, room, x, z, sx, sz, n, reach, doors) -> bool:
+    """Whether the room fills n x n cells from the corner, walls bound both sides, and no
+    door lies within `reach` of the corner."""
+    i0, j0 = round(z / CELL), round(x / CELL)
+    rows = [i0 + sz * k - (sz < 0) for k in range(n)]
+    cols = [j0 + sx * k - (sx < 0) for k in range(n)]
+    if any(_label(labels, i, j) != room for i in rows for j in cols):
+        return False
+    behind_i, behind_j = i0 - (sz > 0), j0 - (sx > 0)
+    if any(_label(labels, behind_i, j) == room for j in cols):
+        return False
+    if any(_label(labels, i, behind_j) == room for i in rows):
+        return False
+    for door in doors:
+        line, along = (x, z) if door.axis == 0 else (z, x)
+        lo, hi = sorted((along, along + (sz if door.axis == 0 else sx) * reach))
+        if abs(door.line - line) < 1e-6 and door.start < hi and door.end > lo:
+            return False
+    return True
 
 
-def _apartment(rng) -> tuple[np.ndarray, list[str]]:
-    """A hallway band with rooms on both sides; the hall may stop short of a big living
-    room spanning the full depth at one end."""
-    nx, nz = int(rng.integers(24, 37)), int(rng.integers(18, 27))
-    hall_w = int(rng.integers(3, 4))
-    hz = int(rng.integers(6, nz - hall_w - 6 + 1))
-    labels = np.full((nz, nx), -1, np.int32)
-    kinds = ["hallway"]
-    living_w = int(rng.integers(8, 12)) if rng.random() < 0.6 else 0
-    labels[hz : hz + hall_w, : nx - living_w] = 0
-    if living_w:
-        labels[:, nx - living_w :] = len(kinds)
-        kinds.append("living")
-    _fill_band(rng, labels, kinds, 0, hz, 0, nx - living_w, False)
-    _fill_band(rng, labels, kinds, hz + hall_w, nz, 0, nx - living_w, True)
-    if rng.random() < 0.4:  # a notch: the footprint is not always a rectangle
-        _notch(rng, labels, kinds)
-    labels, kinds = _relabel(labels, kinds)
-    return labels, _name_apartment_rooms(labels, kinds)
+def _annex(rng, labels, kinds, storeys, height, t):
+    """Adds a stairwell room along the z = 0 side (rows prepended), over columns whose
+    first row is all rooms; returns (labels, Stairwell), or (labels, None) if none fits."""
+    lanes = storeys - 1
+    risers = int(np.ceil((height + SLAB) / MAX_RISER - 1e-9))
+    run = (risers - 1) * TREAD
+    depth = int(np.ceil((t + WALKWAY + lanes * STAIR_WIDTH) / CELL))
+    length = int(np.ceil((t + 2 * LANDING + run) / CELL))
+    fits = [
+        c for c in range(labels.shape[1] - length + 1) if (labels[0, c : c + length] >= 0).all()
+    ]
+    if not fits:
+        return labels, None
+    c0 = int(fits[int(rng.integers(len(fits)))])
+    grown = np.full((labels.shape[0] + depth, labels.shape[1]), -1, np.int32)
+    grown[depth:] = labels
+    grown[:depth, c0 : c0 + length] = len(kinds)
+    kinds.append("stair")
+    x0, x1, zb = c0 * CELL, (c0 + length) * CELL, depth * CELL
+    walk = zb - t - lanes * STAIR_WIDTH
+    lane_z = [
+        (
+            zb - t / 2 - walk - (k + 1) * STAIR_WIDTH + 0.01 * (k == lanes - 1),
+            zb - t / 2 - walk - k * STAIR_WIDTH,
+        )
+        for k in range(lanes)
+    ]
+    xs = x0 + t / 2 + (x1 - x0 - t - run) / 2
+    stair = Stairwell(
+        tuple(lane_z),
+        (zb - t / 2 - walk, zb - t / 2),
+        xs,
+        xs + run,
+        risers,
+        (x0, 0.0, x1, zb),
+        height + SLAB,
+    )
+    return grown, stair
 
 
-def _name_apartment_rooms(labels, kinds) -> list[str]:
-    """Room kinds by size: the smallest are bathrooms and the kitchen, the largest is the
-    living room (unless the full-depth end room already is), the rest bedrooms."""
-    free = [i for i, k in enumerate(kinds) if k not in ("hallway", "living")]
-    free.sort(key=lambda i: (int((labels == i).sum()), i))
-    names = ["bathroom", "kitchen"] + (["bathroom"] if len(free) >= 6 else [])
-    kinds = list(kinds)
-    if "living" not in kinds:
-        kinds[free.pop()] = "living"
-    for i, room in enumerate(free):
-        kinds[room] = names[i] if i < len(names) else ("study" if i == len(free) - 1 else "bedroom")
-    return kinds
-
-
-def _notch(rng, labels, kinds) -> None:
-    """Removes a small corner room; if that cuts a room off, the plan is redrawn."""
-    nz, nx = labels.shape
-    for z, x in ((0, 0), (nz - 1, 0), (0, nx - 1), (nz - 1, nx - 1)):
-        room = labels[z, x]
-        if room >= 0 and kinds[room] == "room" and (labels == room).sum() <= 60:
-            labels[labels == room] = -1
-            return
-
-
-def _office(rng) -> tuple[np.ndarray, list[str]]:
-    """A corridor spine with offices on both sides; runs of offices merge into open-plan
-    areas and meeting rooms; sometimes a full-depth open-plan hall at one end."""
-    nx, nz = int(rng.integers(34, 51)), int(rng.integers(26, 37))
-    cw = int(rng.integers(4, 6))
-    cz = nz // 2 - cw // 2 + int(rng.integers(-2, 3))
-    labels = np.full((nz, nx), -1, np.int32)
-    kinds = ["corridor"]
-    hall_w = int(rng.integers(12, 17)) if rng.random() < 0.5 else 0
-    labels[cz : cz + cw, : nx - hall_w] = 0
-    if hall_w:
-        labels[:, nx - hall_w :] = len(kinds)
-        kinds.append("open_plan")
-    for z0, z1 in ((0, cz), (cz + cw, nz)):
-        cuts = _split(rng, 0, nx - hall_w, 6, 9)
-        i = 0
-        while i < len(cuts) - 1:
-            span = int(rng.choice([1, 1, 1, 2, 3])) if rng.random() < 0.5 else 1
-            j = min(i + span, len(cuts) - 1)
-            labels[z0:z1, cuts[i] : cuts[j]] = len(kinds)
-            kinds.append({1: "office", 2: "meeting"}.get(j - i, "open_plan"))
-            i = j
-    return _relabel(labels, kinds)
+def _entrance(rng, labels, kinds) -> Door | None:
+    """The front door: in the x = 0 wall of the hallway or corridor."""
+    hub = next(i for i, k in enumerate(kinds) if k in ("hallway", "corridor"))
+    rows = runs(labels[:, 0] == hub)
+    if not rows:
+        return None
+    start, stop = max(rows, key=lambda r: r[1] - r[0])
+    lo, hi = start * CELL + DOOR_MARGIN, stop * CELL - DOOR_MARGIN
+    width = min(rng.uniform(0.9, 1.3), hi - lo)
+    if width < 0.8:
+        return None
+    s = rng.uniform(lo, hi - width)
+    return Door((0, -1), 0, 0.0, s, s + width)
 
 
 def _rects(mask: np.ndarray) -> tuple[tuple[float, float, float, float], ...]:
@@ -256,7 +351,7 @@ def _doors(rng, labels, kinds) -> list[Door] | None:
 def _place_door(rng, runs, pair, kinds) -> Door:
     axis, line, start, stop = max(runs, key=lambda r: (r[3] - r[2], r))
     wide = "open_plan" in (kinds[pair[0]], kinds[pair[1]])
-    width = rng.uniform(1.6, 2.0) if wide else rng.uniform(0.9, 1.2)
+    width = rng.uniform(1.4, 2.2) if wide else rng.uniform(0.8, 1.3)
     lo, hi = start * CELL + DOOR_MARGIN, stop * CELL - DOOR_MARGIN
     width = min(width, hi - lo)
     s = rng.uniform(lo, hi - width)

@@ -40,6 +40,7 @@ PROGRAMS = {
         ("bookshelf", "wall", 0.5),
         ("plant", "wall", 0.7),
         ("plant", "middle", 0.3),
+        ("pillar", "middle", 0.25),
     ],
     "kitchen": [
         ("counter", "wall", 1),
@@ -102,6 +103,7 @@ PROGRAMS = {
         ("plant", "middle", 0.6),
         ("plant", "wall", 0.6),
     ],
+    "stair": [],  # the stairwell stays clear
 }
 
 
@@ -113,6 +115,7 @@ class Piece:
     turns: int  # quarter turns about +y: the local +z (front) ends up facing this way
     origin: tuple[float, float]  # world (x, z) of the local origin (back centre)
     seed: int  # details (book sizes) come from default_rng(seed)
+    room: int = -1
 
 
 def _shift(a: np.ndarray, dz: int, dx: int) -> np.ndarray:
@@ -172,6 +175,11 @@ class Occupancy:
         self.seeds: dict[int, list[tuple[int, int]]] = {i: [] for i in range(len(layout.rooms))}
         for door in layout.doors:
             self._add_door(door)
+        zc, xc = ((np.arange(n) + 0.5) * FINE for n in self.room.shape)
+        for c in layout.angled:  # the corner behind a diagonal wall (and the wall) is taken
+            u = c.sx * (xc[None, :] - c.x) - layout.wall_thickness / 2
+            v = c.sz * (zc[:, None] - c.z) - layout.wall_thickness / 2
+            self.used |= (u > -FINE) & (v > -FINE) & (u + v < c.leg + 0.35)
 
     def _add_door(self, door) -> None:
         line, s0, s1 = (round(v / FINE) for v in (door.line, door.start, door.end))
@@ -180,7 +188,11 @@ class Occupancy:
         view(self.doorway)[line - 1 : line + 1, s0:s1] = True
         view(self.reserved)[max(line - clear, 0) : line + clear, s0 - 1 : s1 + 1] = True
         for across in (line - 3, line + 2):
+            if not 0 <= across < view(self.room).shape[0]:
+                continue  # the front door: outside the plan
             room = int(view(self.room)[across, mid])
+            if room < 0:
+                continue
             cell = (across, mid) if door.axis == 1 else (mid, across)
             self.seeds[room].append(cell)
 
@@ -208,6 +220,8 @@ class Occupancy:
         for z, x in self.seeds[room]:
             if not open_[z - zs.start, x - xs.start]:
                 return False
+        if self.seeds[room]:  # one piece: everything reached from one door (v1 let each
+            z, x = self.seeds[room][0]  # door reach its own piece)
             seeds[z - zs.start, x - xs.start] = True
         return int(flood(open_, seeds).sum()) == int(open_.sum())
 
@@ -268,18 +282,21 @@ def _pillars(rng, layout, occupancy, room) -> list[Piece]:
             for z in np.arange(z0 + spacing / 2, z1 - 1.0, spacing):
                 lo, hi = (x - size / 2, z - size / 2), (x + size / 2, z + size / 2)
                 if occupancy.try_take(room, lo, hi):
-                    pieces.append(Piece("pillar", size, size, 0, (x, z - size / 2), 0))
+                    pieces.append(Piece("pillar", size, size, 0, (x, z - size / 2), 0, room))
     return pieces
 
 
-def furnish(layout: Layout, rng: np.random.Generator) -> list[Piece]:
-    """Furniture for every room, following its kind's program."""
+def furnish(layout: Layout, rng: np.random.Generator, density: float = 1.0) -> list[Piece]:
+    """Furniture for every room, following its kind's program (each piece's chance scaled
+    by `density`)."""
     occupancy, pieces = Occupancy(layout), []
     for room in layout.rooms:
+        if room.index == layout.void:
+            continue
         if room.kind == "open_plan":
             pieces += _pillars(rng, layout, occupancy, room.index)
         for kind, where, chance in PROGRAMS[room.kind]:
-            if rng.random() >= chance:
+            if rng.random() >= chance * density:
                 continue
             (w0, w1), (d0, d1) = SIZES[kind]
             width, depth = rng.uniform(w0, w1), rng.uniform(d0, d1)
@@ -289,6 +306,6 @@ def furnish(layout: Layout, rng: np.random.Generator) -> list[Piece]:
                 )
                 if occupancy.try_take(room.index, lo, hi):
                     seed = int(rng.integers(2**31))
-                    pieces.append(Piece(kind, width, depth, turns, origin, seed))
+                    pieces.append(Piece(kind, width, depth, turns, origin, seed, room.index))
                     break
     return pieces

@@ -1,4 +1,5 @@
-"""`batchsim procgen --preview`: top-down maps of generated scenes with a few episodes."""
+"""`batchsim procgen --preview`: top-down maps of generated scenes with a few episodes;
+buildings of several storeys get one map per storey."""
 
 from __future__ import annotations
 
@@ -41,8 +42,15 @@ def write_preview(
     dataset = load_pointnav(out / "pointnav/train/train.json.gz")
     tiles = []
     for name in manifest["splits"]["train"][:scenes]:
-        scene_episodes = [e for e in dataset.episodes if Path(e.scene_id).stem == name][:episodes]
+        stats = manifest["scenes"][name]
         scene_path = out / "scene_datasets/procgen" / f"{name}.bsscene"
-        tiles.append(scene_tile(scene_path, scene_episodes))
-    write_png(path, mosaic(tiles, columns=min(2, len(tiles))))
+        ours = [e for e in dataset.episodes if Path(e.scene_id).stem == name]
+        height = stats.get("storey_height_m", 0.0)
+        for storey in range(stats.get("storeys", 1)):
+            on_storey = [
+                e for e in ours if height == 0 or round(e.start_position[1] / height) == storey
+            ]
+            if on_storey or storey == 0:
+                tiles.append(scene_tile(scene_path, on_storey[:episodes]))
+    write_png(path, mosaic(tiles, columns=min(3, len(tiles))))
     return np.asarray(tiles[0].shape)

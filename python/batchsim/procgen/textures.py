@@ -71,9 +71,36 @@ MATERIALS = {
     "plant": MaterialInfo(
         0.5, ((0.25, 0.5, 0.2), (0.35, 0.55, 0.25), (0.2, 0.42, 0.25), (0.4, 0.5, 0.2))
     ),
+    "stone_floor": MaterialInfo(
+        2.4,
+        ((0.78, 0.76, 0.72), (0.55, 0.55, 0.58), (0.82, 0.74, 0.62), (0.35, 0.36, 0.38)),
+        0.0,
+        0.5,
+    ),
+    "grass": MaterialInfo(
+        1.5, ((0.3, 0.5, 0.2), (0.38, 0.52, 0.25), (0.45, 0.5, 0.28), (0.28, 0.42, 0.22))
+    ),
+    "paving": MaterialInfo(
+        1.6, ((0.62, 0.6, 0.56), (0.7, 0.55, 0.45), (0.5, 0.5, 0.52), (0.75, 0.7, 0.6)), 0.0, 0.9
+    ),
     "screen": MaterialInfo(
         1.0, ((0.05, 0.05, 0.07), (0.08, 0.08, 0.1), (0.04, 0.05, 0.06), (0.1, 0.1, 0.12)), 0.2, 0.1
     ),
+}
+
+
+FLOOR_CHOICES = {  # floor materials each room kind draws from (one per kind and building)
+    "hallway": ("wood_floor", "tile_floor", "stone_floor"),
+    "living": ("wood_floor", "carpet", "stone_floor"),
+    "bedroom": ("carpet", "wood_floor"),
+    "study": ("wood_floor", "carpet"),
+    "kitchen": ("tile_floor", "stone_floor"),
+    "bathroom": ("ceramic", "tile_floor"),
+    "corridor": ("tile_floor", "stone_floor", "carpet"),
+    "office": ("carpet", "wood_floor"),
+    "meeting": ("wood_floor", "carpet"),
+    "open_plan": ("carpet", "stone_floor", "wood_floor"),
+    "stair": ("concrete", "stone_floor"),
 }
 
 
@@ -154,6 +181,16 @@ def _shade(name: str, rng: np.random.Generator) -> np.ndarray:
     if name == "concrete":
         pores = (rng.random((SIZE, SIZE)) < 0.004) * -0.3
         return 1.0 + 0.1 * _noise(rng, (8, 8), 4) + pores
+    if name == "grass":  # blades: fine streaks plus patches
+        return 1.0 + 0.18 * _noise(rng, (128, 32), 2) + 0.1 * _noise(rng, (4, 4), 2)
+    if name in ("paving", "stone_floor"):  # staggered slabs
+        rows = np.arange(SIZE) // (SIZE // 4)
+        x = (np.arange(SIZE)[None, :] + (rows[:, None] % 2) * (SIZE // 4)) % SIZE
+        shade = 1.0 + rng.uniform(-0.06, 0.06, (4, 2))[rows[:, None], x // (SIZE // 2)]
+        shade = shade + 0.06 * _noise(rng, (16, 16), 3)
+        shade[(np.arange(SIZE) % (SIZE // 4)) < 3, :] = 0.6
+        shade[(x % (SIZE // 2)) < 3] = 0.6
+        return shade
     if name == "plant":
         return 1.0 + 0.25 * _noise(rng, (16, 16), 3)
     return 1.0 + 0.03 * _noise(rng, (16, 16), 3)  # painted plaster, trim, screens
