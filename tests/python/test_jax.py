@@ -113,4 +113,6 @@ def test_jax_array_outlives_the_simulator(dataset, cpu_context):
     del sim
     gc.collect()
     np.testing.assert_array_equal(np.asarray(array), expected)
-    assert float(array.sum()) == pytest.approx(float(expected.sum()), rel=1e-6)
+    # JAX computes with it too. Its float32 sum adds in another order than numpy's, so the
+    # two differ by rounding (1e-6 relative was seen over 4k pixels): compare at 1e-5.
+    assert float(array.sum()) == pytest.approx(float(expected.sum(dtype=np.float64)), rel=1e-5)
