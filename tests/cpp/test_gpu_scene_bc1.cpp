@@ -94,6 +94,6 @@ TEST_CASE_METHOD(Fixture, "BC1 textures are decoded to RGBA8 on devices without 
         return decode_level(stored_level(t, level), w, h, t.format);
     });
     CHECK(gpu_scene_data_bytes(packed, false, true) >
-          gpu_scene_data_bytes(packed, false, false) + 4 * 30 * 18);
+          gpu_scene_data_bytes(packed, false, false) + VkDeviceSize{4} * 30 * 18);
     destroy_gpu_scene(device, gpu);
 }

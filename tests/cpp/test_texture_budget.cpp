@@ -156,7 +156,7 @@ TEST_CASE("BC1 chains have the right sizes and decode close to the source", "[te
 }
 
 TEST_CASE("a solid 565 colour survives BC1 exactly", "[texture_budget]") {
-    std::vector<std::uint8_t> red(16 * 16 * 4);
+    std::vector<std::uint8_t> red(std::size_t{16} * 16 * 4);
     for (std::size_t i = 0; i < red.size(); i += 4) red[i] = 255, red[i + 3] = 255;
     const TextureData bc1 =
         compress_texture(make_texture("red.png", 16, 16, red), TextureFormat::Bc1Srgb);
