@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <random>
 #include <set>
+#include <utility>
 
 #include "assets/packed_scene.hpp"
 #include "assets/packed_scene_format.hpp"
@@ -47,6 +48,19 @@ std::vector<TextureData> mixed_textures() {
             make_texture("odd.png", 100, 60, noise(100, 60, 2)),
             make_texture("big2.png", 256, 128, noise(256, 128, 3)),
             make_texture("small.png", 32, 32, noise(32, 32, 4))};
+}
+
+// One triangle whose material samples `texture`.
+SceneData textured_triangle(TextureData texture) {
+    SceneData scene;
+    scene.vertices = {{0, 0, 0, 0, 1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 1, 0}, {1, 0, 1, 0, 1, 0, 1, 1}};
+    scene.indices = {0, 1, 2};
+    scene.chunks = {{0, 0, 0, 0, 1, 0, 1, 3, 0, 0, 0, 0}};
+    scene.materials = {{1, 1, 1, 1, 0, 0, 0, 0}};
+    scene.textures = {std::move(texture)};
+    scene.bounds = {{0, 0, 0}, {1, 0, 1}};
+    scene.source = "bc1.glb";
+    return scene;
 }
 
 }  // namespace
@@ -165,14 +179,7 @@ TEST_CASE("a solid 565 colour survives BC1 exactly", "[texture_budget]") {
 }
 
 TEST_CASE("BC1 scenes pack, load and copy with their format", "[texture_budget]") {
-    SceneData scene;
-    scene.vertices = {{0, 0, 0, 0, 1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 1, 0}, {1, 0, 1, 0, 1, 0, 1, 1}};
-    scene.indices = {0, 1, 2};
-    scene.chunks = {{0, 0, 0, 0, 1, 0, 1, 3, 0, 0, 0, 0}};
-    scene.materials = {{1, 1, 1, 1, 0, 0, 0, 0}};
-    scene.textures = {make_texture("a.png", 40, 24, ramp(40, 24))};
-    scene.bounds = {{0, 0, 0}, {1, 0, 1}};
-    scene.source = "bc1.glb";
+    SceneData scene = textured_triangle(make_texture("a.png", 40, 24, ramp(40, 24)));
     const TextureFit fit = prepare_textures(
         scene.textures, {.budget_bytes = 1u << 20, .format = TextureFormat::Bc1Srgb}, "bc1.glb");
     CHECK(fit.bytes == mip_chain_bytes(40, 24, 6, TextureFormat::Bc1Srgb));
@@ -191,13 +198,8 @@ TEST_CASE("BC1 scenes pack, load and copy with their format", "[texture_budget]"
 }
 
 TEST_CASE("version 3 files (RGBA8 textures, no format field) still load", "[packed_scene]") {
-    SceneData scene;
-    scene.vertices = {{0, 0, 0, 0, 1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 1, 0}, {1, 0, 1, 0, 1, 0, 1, 1}};
-    scene.indices = {0, 1, 2};
-    scene.chunks = {{0, 0, 0, 0, 1, 0, 1, 3, 0, 0, 0, 0}};
-    scene.materials = {{1, 1, 1, 1, 0, 0, 0, 0}};
-    scene.textures = {make_texture("a.png", 4, 2, std::vector<std::uint8_t>(32, 7))};
-    scene.bounds = {{0, 0, 0}, {1, 0, 1}};
+    const SceneData scene =
+        textured_triangle(make_texture("a.png", 4, 2, std::vector<std::uint8_t>(32, 7)));
     auto file = pack_scene(scene);
     REQUIRE(file[8] == 4);
     file[8] = 3;

@@ -19,7 +19,6 @@ import os
 import platform
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -83,16 +82,6 @@ def apartment_obj(path: Path, rooms: int = 8, room_size: float = 4.0, tile: floa
         f.writelines(f"f {a} {b} {c}\n" for a, b, c in faces)
 
 
-def times(run, repeats: int) -> list[float]:
-    """Seconds of each of `repeats` calls of run()."""
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        samples.append(time.perf_counter() - start)
-    return samples
-
-
 def bench_imports(workdir: Path, models: Path, apartment: Path, repeats: int) -> dict:
     out = {}
     real = {name: (models / path, bake) for name, (path, bake) in REAL_MODELS.items()}
@@ -100,7 +89,7 @@ def bench_imports(workdir: Path, models: Path, apartment: Path, repeats: int) ->
         if not path.exists():
             continue
         target = workdir / (name + ".bsscene")
-        seconds = times(
+        seconds = report.times(
             lambda p=path, b=bake, t=target: batchsim.import_scene(p, t, bake_navmesh=b), repeats
         )
         scene = batchsim.Scene.load(target)
@@ -115,7 +104,7 @@ def bench_imports(workdir: Path, models: Path, apartment: Path, repeats: int) ->
 
 def bench_load(path: Path, repeats: int) -> dict:
     size = path.stat().st_size
-    samples = times(lambda: batchsim.Scene.load(path), max(repeats, 20))
+    samples = report.times(lambda: batchsim.Scene.load(path), max(repeats, 20))
     seconds = statistics.median(samples)
     return {
         "file_mb": size / 1e6,
@@ -134,7 +123,7 @@ def bench_queries(navmesh, count: int, repeats: int) -> dict:
         np.float32
     )
     seconds = {
-        name: times(run, repeats)
+        name: report.times(run, repeats)
         for name, run in (
             ("geodesic_per_s", lambda: navmesh.geodesic_distances(starts, ends)),
             ("try_step_per_s", lambda: navmesh.try_steps(starts, steps)),

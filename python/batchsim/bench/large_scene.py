@@ -94,12 +94,12 @@ def bench_import(glb: Path, out: Path, args) -> tuple[dict, batchsim.Scene]:
     def run(bake: bool, target: Path) -> None:
         batchsim.import_scene(glb, target, bake_navmesh=bake, **options)  # the Scene goes
 
-    with_bake = gpu.timed(lambda: run(True, out), args.repeats)
-    without = gpu.timed(lambda: run(False, no_bake), args.repeats)
+    with_bake = report.times(lambda: run(True, out), args.repeats)
+    without = report.times(lambda: run(False, no_bake), args.repeats)
     no_bake.unlink()
     scene = batchsim.Scene.load(out)
     positions, indices = scene.positions(), scene.indices()
-    bake = gpu.timed(lambda: batchsim.NavMesh.bake(positions, indices), args.repeats)
+    bake = report.times(lambda: batchsim.NavMesh.bake(positions, indices), args.repeats)
     navmesh = scene.navmesh()
     result = {
         **gpu.figure(with_bake),
@@ -124,7 +124,7 @@ def bench_import(glb: Path, out: Path, args) -> tuple[dict, batchsim.Scene]:
 
 
 def bench_load(path: Path, repeats: int) -> dict:
-    samples = gpu.timed(lambda: batchsim.Scene.load(path), repeats)
+    samples = report.times(lambda: batchsim.Scene.load(path), repeats)
     mb = path.stat().st_size / MB
     return {"file_mb": mb, **gpu.figure(samples), "mb_per_s": mb / statistics.median(samples)}
 

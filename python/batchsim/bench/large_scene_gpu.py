@@ -45,15 +45,6 @@ def synchronizer(context):
     return torch.cuda.synchronize
 
 
-def timed(run, repeats: int) -> list[float]:
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        samples.append(time.perf_counter() - start)
-    return samples
-
-
 def figure(samples: list[float]) -> dict:
     return {"seconds": statistics.median(samples), "spread_s": report.spread(samples)}
 
@@ -128,9 +119,9 @@ def slot_costs(context, path: Path, args) -> dict:
 
 
 def load_and_upload(context, path: Path, scene, mb: float, args) -> dict:
-    load = timed(lambda: batchsim.Scene.load(path).navmesh(), args.load_repeats)
+    load = report.times(lambda: batchsim.Scene.load(path).navmesh(), args.load_repeats)
     renderer = make_renderer(context, 1, args.resolution, 1, args.swap_backend)
-    upload = timed(lambda: renderer.set_scene(0, scene), args.load_repeats)
+    upload = report.times(lambda: renderer.set_scene(0, scene), args.load_repeats)
     return {
         "file_mb": mb,
         "load": {**figure(load), "s_per_mb": statistics.median(load) / mb},

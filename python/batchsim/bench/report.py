@@ -14,6 +14,7 @@ import platform
 import shlex
 import subprocess
 import sys
+import time
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -112,6 +113,16 @@ def cuda() -> dict:
 def configuration(args: argparse.Namespace) -> dict:
     """The parsed arguments, JSON-ready (paths as strings)."""
     return {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
+
+
+def times(run, repeats: int) -> list[float]:
+    """Seconds of each of `repeats` calls of run()."""
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        samples.append(time.perf_counter() - start)
+    return samples
 
 
 def spread(values: list[float]) -> list[float]:
