@@ -218,3 +218,23 @@ def test_default_data_is_in_the_checkout_else_in_the_user_cache(monkeypatch, tmp
     monkeypatch.delenv("XDG_CACHE_HOME")
     expected = Path(os.path.expanduser("~/.cache/batchsim/bench-data/procgen"))
     assert data.default_data() == expected
+
+
+def test_bench_train_records_frames_per_second_and_its_breakdown(procgen_dataset, tmp_path):
+    folder, _ = procgen_dataset
+    split = folder / "pointnav" / "train"
+    args = [
+        "--preset", "demo", "--warmup", "1", "--updates", "2", "--out", tmp_path / "train.json",
+        f"dataset={split}", "num_envs=4", "resolution=16", "rollout_steps=4",
+        "hidden_size=32", "device=cpu", "num_threads=1",
+    ]  # fmt: skip
+    result = batchsim("bench", "train", *args)
+    assert result.returncode == 0, result.stderr
+    record = json.loads((tmp_path / "train.json").read_text())
+    check_header(record, [str(a) for a in args])
+    assert record["benchmark"] == "train" and record["timed_updates"] == 2
+    assert record["frames_per_update"] == 16 and record["num_envs_per_rank"] == 4
+    assert record["frames_per_s_min"] <= record["frames_per_s_median"] > 0
+    breakdown = record["median_seconds_per_update"]
+    assert set(breakdown) == {"collect_s", "inference_s", "sim_wait_s", "update_s"}
+    assert 0 < breakdown["inference_s"] <= breakdown["collect_s"]

@@ -95,3 +95,37 @@ def test_batchsim_train_command_writes_metrics_and_a_checkpoint(split, tmp_path,
     checkpoint = torch.load(log_dir / "checkpoint.pt", weights_only=False)
     assert checkpoint["updates"] == 2 and checkpoint["config"]["num_envs"] == 4
     assert main(["train", "--quiet", "encoder=vit"]) == 2
+
+
+def test_scene_loads_count_the_slots_rotation_and_survive_a_resume(three_scene_split, tmp_path):
+    """One slot per half over three scenes, moving on every 6 steps: 3 updates of 8 steps
+    pass 4 slot turns per half, so each half loads its first scene, the next ones (and may
+    already load one ahead)."""
+    overrides = [
+        f"dataset={three_scene_split}",
+        "num_envs=4",
+        "resolution=16",
+        "rollout_steps=8",
+        "hidden_size=32",
+        "max_episode_steps=4",
+        "steps_per_scene=6",
+        "scenes_resident=1",
+        "device=cpu",
+        "num_threads=1",
+    ]
+    trainer = Trainer(make_config("demo", overrides=overrides))
+    counts = [trainer.train_step()["scene_loads"] for _ in range(3)]
+    assert counts == sorted(counts) and counts[0] >= 2  # each half's first scene
+    steps = 3 * 8
+    assert 2 * (1 + steps // 6 - 1) <= counts[-1] <= 2 * (2 + steps // 6), counts
+    state = trainer.state_dict()
+    trainer.close()
+    resumed = Trainer(make_config("demo", overrides=overrides), checkpoint=state)
+    assert resumed.scene_loads == counts[-1]
+    assert resumed.train_step()["scene_loads"] > counts[-1]  # keeps counting from there
+    resumed.close()
+
+
+def test_steps_per_scene_must_outlast_an_episode():
+    with pytest.raises(ValueError, match="steps_per_scene: expected more than"):
+        make_config("demo", overrides=["max_episode_steps=150", "steps_per_scene=151"])

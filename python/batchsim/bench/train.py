@@ -53,9 +53,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         report.emit(
             {
                 "benchmark": "train",
-                **report.header(args, trainer.sims[0].context),
+                **report.header(args, trainer.envs[0].sim.context),
                 "cores": os.cpu_count(),
-                "device": trainer.sims[0].context.device_info,
+                "device": trainer.envs[0].sim.context.device_info,
                 "torch": torch.__version__,
                 "ranks": trainer.world,
                 "preset": args.preset,

@@ -34,7 +34,11 @@ class TrainConfig:
     max_episode_steps: int = 500
     """Steps before an episode is truncated (Habitat: 500)."""
     scenes_resident: int = 4
-    """Scenes in memory at once (K)."""
+    """Scenes in memory at once (K) per simulator (each pipelined half has its own)."""
+    steps_per_scene: int = 2000
+    """Steps before each scene slot moves on to its next scene (SimConfig.steps_per_scene;
+    more than max_episode_steps + 1): with K slots per simulator, N environments see about
+    2 K N / steps_per_scene new scenes per N steps."""
     pipeline: bool = True
     """Two half-batch simulators, one simulating while the policy acts for the other."""
     num_threads: int = 0
@@ -142,6 +146,11 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: expected >= 1, got {getattr(self, name)}")
+        if self.steps_per_scene <= self.max_episode_steps + 1:
+            raise ValueError(
+                f"steps_per_scene: expected more than max_episode_steps + 1 "
+                f"({self.max_episode_steps + 1}), got {self.steps_per_scene}"
+            )
         if self.pipeline and self.num_envs % 2:
             raise ValueError(
                 f"num_envs: expected an even number with pipeline=True, got {self.num_envs}"

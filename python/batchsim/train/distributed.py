@@ -9,7 +9,7 @@ import os
 import torch
 import torch.distributed as dist
 
-SUMMED = ("frames_per_s", "episodes")
+SUMMED = ("frames_per_s", "episodes", "scene_loads")
 
 
 def rank_and_world(device: str | None = None) -> tuple[int, int]:

@@ -88,6 +88,8 @@ class Trainer:
         self.updates = 0
         self.frames = 0
         self.wall_s = 0.0  # seconds spent in train_step, over resumes
+        self.scene_loads = 0  # scenes the training simulators loaded, over resumes
+        self._loads_counted = 0  # of those, the ones today's simulators loaded
         self.episodes = collections.deque(maxlen=max(100, config.num_envs))
         if checkpoint is not None:
             self.load_state(checkpoint)
@@ -108,6 +110,7 @@ class Trainer:
             device=device,
             seed=config.seed,
             scenes_resident=min(config.scenes_resident, per_env),
+            steps_per_scene=config.steps_per_scene,
             autoreset_mode="same_step",
             final_views=False,
             task=config.training_task(),
@@ -158,6 +161,7 @@ class Trainer:
             "updates": self.updates,
             "frames": self.frames,
             "wall_s": self.wall_s,
+            "scene_loads": self.scene_loads,
             "ranks": distributed.gather(rank),
         }
 
@@ -173,6 +177,7 @@ class Trainer:
             self.scaler.load_state_dict(state["scaler"])
         self.updates, self.frames = state["updates"], state["frames"]
         self.wall_s = state["wall_s"]
+        self.scene_loads = state.get("scene_loads", 0)  # absent before it was counted
         rank = state["ranks"][self.rank]
         self.episodes.extend(tuple(e) for e in rank["episodes"])
         torch.set_rng_state(rank["torch_rng"])
@@ -268,7 +273,9 @@ class Trainer:
         self.wall_s += finished - started
         self.updates += 1
         self.frames += config.frames_per_update * self.world
+        self._count_scene_loads()
         stats |= {
+            "scene_loads": self.scene_loads,
             "lr": self.lr * factor,
             "stop_fraction": self.stop_fraction,
             "collect_s": collected - started,
@@ -277,6 +284,12 @@ class Trainer:
             "frames_per_s": config.frames_per_update / (finished - started),
         }
         return distributed.aggregate(stats, self.episode_metrics(), self.device)
+
+    def _count_scene_loads(self) -> None:
+        """Adds the scenes the simulators loaded since the last count (slot rotation)."""
+        loads = sum(env.sim.stats()["loads"] for env in self.envs)
+        self.scene_loads += loads - self._loads_counted
+        self._loads_counted = loads
 
     def episode_metrics(self) -> dict[str, float]:
         if not self.episodes:  # nothing finished yet: no number rather than NaN
