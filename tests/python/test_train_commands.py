@@ -95,6 +95,19 @@ def test_validation_during_training_and_the_learning_curve(run_dir):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
 
 
+def test_the_curve_module_compares_runs(run_dir, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from batchsim.train.curve import main as curve
+
+    out = tmp_path / "compare.png"
+    assert curve([str(run_dir), str(run_dir), "--labels", "a", "b", "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+    with pytest.raises(ValueError, match="labels: expected one per run"):
+        curve([str(run_dir), str(run_dir), "--labels", "a", "--out", str(out)])
+    with pytest.raises(FileNotFoundError, match="no validation to compare"):
+        curve([str(run_dir), str(tmp_path), "--out", str(out)])
+
+
 def test_validation_on_real_buildings_adds_real_columns(splits, tmp_path):
     if not Path(os.environ.get("BATCHSIM_ASSIMP_MODELS", "/usr/share/assimp/models")).is_dir():
         pytest.skip("assimp-testmodels not installed")

@@ -5,6 +5,12 @@ and <log_dir>/eval.json (the final evaluation of the policy and the random and f
 baselines, drawn as levels with their 95% CIs).
 
     python -m batchsim.train.curve runs/demo [--out runs/demo/curve.png]
+
+Several runs give one comparison instead: their validation success and SPL (val and, where
+logged, real buildings) against frames and wall time, a colour per run.
+
+    python -m batchsim.train.curve runs/a runs/b --labels "generator v4" "generator v6" \
+        --out compare.png
 """
 
 from __future__ import annotations
@@ -82,21 +88,71 @@ def plot_learning_curve(log_dir: str | Path, out: str | Path | None = None) -> P
             ax.grid(alpha=0.3)
     axes[0][0].legend(loc="upper left", fontsize=8)
     figure.suptitle(f"learning curve: {log_dir}")
+    return _save(figure, plt, Path(out) if out else log_dir / "curve.png")
+
+
+def _save(figure, plt, out: Path) -> Path:
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100)
     plt.close(figure)
-    out = Path(out) if out else log_dir / "curve.png"
     write_bytes_atomically(out, buffer.getvalue())
     return out
 
 
+def plot_comparison(log_dirs: list, labels: list[str], out: str | Path) -> Path:
+    """Validation curves of several runs on one figure: val solid, real buildings dashed."""
+    if len(labels) != len(log_dirs):
+        raise ValueError(f"labels: expected one per run ({len(log_dirs)}), got {len(labels)}")
+    runs = [read_csv(Path(d) / "val.csv") for d in log_dirs]
+    for directory, val in zip(log_dirs, runs, strict=True):
+        if not val:
+            raise FileNotFoundError(f"{Path(directory) / 'val.csv'}: no validation to compare")
+    plt = _pyplot()
+    figure, axes = plt.subplots(2, 2, figsize=(10, 7), sharey="row")
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for row, measure in enumerate(("success", "spl")):
+        for col, (axis_index, label) in enumerate(((0, "frames"), (1, "wall time (s)"))):
+            ax = axes[row][col]
+            for index, (val, name) in enumerate(zip(runs, labels, strict=True)):
+                colour = colours[index % len(colours)]
+                for column, where, style in (
+                    (measure, "val", "o-"),
+                    ("real_" + measure, "real", "s--"),
+                ):
+                    if column in val:
+                        points = val[column]
+                        ax.plot(
+                            [p[axis_index] for p in points],
+                            [p[2] for p in points],
+                            style,
+                            color=colour,
+                            label=f"{name}: {where}",
+                        )
+            ax.set_xlabel(label)
+            ax.set_ylabel("SPL" if measure == "spl" else "success")
+            ax.set_ylim(0, 1)
+            ax.grid(alpha=0.3)
+    axes[0][0].legend(loc="upper left", fontsize=8)
+    figure.suptitle("validation: " + " vs ".join(labels))
+    return _save(figure, plt, Path(out))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("log_dir")
-    parser.add_argument("--out", help="PNG path (default LOG_DIR/curve.png)")
+    parser.add_argument("log_dir", nargs="+", help="one run, or several to compare")
+    parser.add_argument(
+        "--labels", nargs="+", help="names of the compared runs (default: their folders)"
+    )
+    parser.add_argument("--out", help="PNG path (default LOG_DIR/curve.png; required to compare)")
     args = parser.parse_args(argv)
-    print(f"wrote {plot_learning_curve(args.log_dir, args.out)}")
+    if len(args.log_dir) == 1:
+        print(f"wrote {plot_learning_curve(args.log_dir[0], args.out)}")
+        return 0
+    if args.out is None:
+        parser.error("comparing runs needs --out")
+    labels = args.labels or [Path(d).name for d in args.log_dir]
+    print(f"wrote {plot_comparison(args.log_dir, labels, args.out)}")
     return 0
 
 
