@@ -52,6 +52,9 @@ def test_config_presets_files_and_overrides(tmp_path):
     assert config.num_envs == 2048 and config.sensors == ("depth", "rgb")
     assert config.encoder == "se_resnet9" and config.rnn_layers == 2
     assert config.frames_per_update == 2048 * 32
+    for gpu_preset in ("pointnav-depth", "pointnav-rgb"):  # the recipe: N, slots, rotation
+        config = make_config(gpu_preset)
+        assert (config.num_envs, config.scenes_resident, config.steps_per_scene) == (4096, 16, 600)
     file = tmp_path / "c.json"
     file.write_text('{"rollout_steps": 16, "sensors": ["rgb"]}')
     config = make_config("demo", file=file)
