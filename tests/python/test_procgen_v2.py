@@ -10,6 +10,7 @@ from batchsim.datasets import generate_episodes
 from batchsim.procgen import build_scene_files, generate_scene
 from batchsim.procgen.build import DatasetConfig, build_dataset
 from batchsim.procgen.layout import MAX_RISER, TREAD, make_layout
+from batchsim.procgen.textures import WALL_MATERIALS
 
 SMALL = 30_000
 THREE_STOREYS = (22, "apartment")  # seeds whose buildings have 3 storeys (a loft in 25's)
@@ -90,9 +91,13 @@ def test_outdoor_ground_is_navigable_and_reaches_the_inside(storeyed):
 
 def test_angled_walls_round_columns_and_lofts():
     scene = generate_scene(*LOFT, SMALL)
-    wall = next(m for m in scene.meshes if m.material == "wall")
-    n = np.abs(wall.normals)
-    assert ((n[:, 0] > 0.5) & (n[:, 2] > 0.5)).any()  # some walls are not axis-aligned
+    (corner, *_) = scene.layout.angled
+    diagonal = 0
+    for wall in (m for m in scene.meshes if m.material in WALL_MATERIALS):
+        n = np.abs(wall.normals)
+        near = np.hypot(wall.positions[:, 0] - corner.x, wall.positions[:, 2] - corner.z)
+        diagonal += int(((n[:, 0] > 0.5) & (n[:, 2] > 0.5) & (near < corner.leg + 0.5)).sum())
+    assert diagonal >= 4  # the wall across the corner is not axis-aligned
     rounds = 0
     for seed in range(6):  # round pillars: concrete with normals between the axes
         meshes = generate_scene(seed, ("apartment", "office")[seed % 2], 10_000).meshes

@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 
 from batchsim.procgen.floorplans import apartment, office
-from batchsim.procgen.textures import FLOOR_CHOICES
+from batchsim.procgen.materials import FLOOR_CHOICES, draw_finishes
 
 CELL = 0.5  # plan grid (m): coarse enough for quick wall extraction, fine enough for rooms
 DOOR_HEIGHT = 2.1  # m, a standard interior door
@@ -95,6 +95,19 @@ class Layout:
     loft: int = -1  # a double-height room: storeys 0 and 1, no slab between (-1: none)
     void: int = -1  # in storey 1's plan: the loft's upper half (no floor, doors, furniture)
     floors: tuple[tuple[str, str], ...] = ()  # (room kind, floor material) of this building
+    walls: tuple[tuple[str, str], ...] = ()  # (room kind, wall material)
+    ceilings: tuple[tuple[str, str], ...] = ()  # (room kind, ceiling material)
+    facade: str = "render"  # the outside faces of outer walls
+
+    def floor_material(self, kind: str) -> str:
+        return dict(self.floors).get(kind, FLOOR_CHOICES[kind][0])
+
+    def wall_material(self, room: int) -> str:
+        """The material of wall faces towards `room` (-1: outside)."""
+        return self.facade if room < 0 else dict(self.walls).get(self.rooms[room].kind, "wall")
+
+    def ceiling_material(self, kind: str) -> str:
+        return dict(self.ceilings).get(kind, "ceiling")
 
     @property
     def size(self) -> tuple[float, float]:
@@ -145,7 +158,7 @@ def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout
         _entrance(rng, labels, kinds),
         angled,
         loft,
-        floors=tuple((k, str(rng.choice(options))) for k, options in FLOOR_CHOICES.items()),
+        **draw_finishes(rng),
     )
 
 
