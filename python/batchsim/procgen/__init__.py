@@ -1,5 +1,6 @@
-"""Procedural buildings (apartments, offices; a share of them 2-3 storeys with stairs, all
-with a garden round them) as GLB files for PointNav.
+"""Procedural buildings (apartments, offices; a share of them 2-3 storeys with stairs, some
+with a split level reached by a ramp, all with a garden round them) as GLB files for
+PointNav.
 
 >>> scene = generate_scene(seed=7, kind="office")
 >>> glb = write_scene(scene, "out", "office_7")
@@ -24,8 +25,9 @@ from batchsim.procgen.assemble import assemble
 from batchsim.procgen.geometry import MeshData
 from batchsim.procgen.gltf import Material, encode_glb
 from batchsim.procgen.layout import Layout, make_layout
-from batchsim.procgen.outdoor import make_outdoor
+from batchsim.procgen.outdoor import Outdoor, make_outdoor
 from batchsim.procgen.placement import furnish
+from batchsim.procgen.ramps import find_split
 from batchsim.procgen.textures import MATERIALS, VARIANTS, texture_png
 
 KINDS = ("apartment", "office")
@@ -48,7 +50,9 @@ class ProcScene:
     materials: dict[str, Material]
     storeys: int = 1
     storey_height: float = 0.0  # m from one storey's floor to the next
+    ramps: int = 0  # the split level's and the front door's
     layout: Layout | None = dataclasses.field(default=None, compare=False, repr=False)
+    outdoor: Outdoor | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def vertex_count(self) -> int:
@@ -73,14 +77,15 @@ def _check(seed, kind, triangle_budget) -> None:
 
 
 def plan_scene(seed: int, kind: str = "apartment") -> tuple[Layout, np.random.Generator]:
-    """generate_scene's plan (storeys, rooms, doors, materials) and the random stream that
-    goes on to furnish it; quick, for finding seeds with a feature."""
+    """generate_scene's plan (storeys, rooms, doors, split level, materials) and the
+    random stream that goes on to furnish it; quick, for finding seeds with a feature."""
     _check(seed, kind, MIN_BUDGET)
     rng = np.random.default_rng(int(seed))
     storeys = 1
     if rng.random() < MULTI_STOREY_SHARE:
         storeys = 3 if rng.random() < 1 / 3 else 2
-    return make_layout(rng, kind, storeys), rng
+    layout = make_layout(rng, kind, storeys)
+    return dataclasses.replace(layout, split=find_split(rng, layout)), rng
 
 
 def generate_scene(
@@ -92,7 +97,7 @@ def generate_scene(
     layout, rng = plan_scene(seed, kind)
     density = rng.uniform(0.6, 1.3)
     pieces = [furnish(layout.storey(k), rng, density) for k in range(layout.storeys)]
-    outdoor = make_outdoor(rng)
+    outdoor = make_outdoor(rng, layout.entrance is not None)
     meshes = assemble(layout, pieces, int(triangle_budget), ceiling, outdoor).build()
     variants = {name: int(rng.integers(VARIANTS)) for name in sorted(MATERIALS)}
     materials = {  # only the materials in use: their textures take most of the time
@@ -116,7 +121,9 @@ def generate_scene(
         materials,
         layout.storeys,
         layout.storey_height,
+        int(layout.split is not None) + int(outdoor.ramp),
         layout,
+        outdoor,
     )
 
 
@@ -153,6 +160,8 @@ def build_scene_files(
         "storeys": scene.storeys,
         "storey_height_m": scene.storey_height,
         "doors": scene.doors,
+        "ramps": scene.ramps,
+        "split_level_m": scene.layout.split.height if scene.layout.split else 0.0,
         "footprint_m": list(scene.footprint),
         "navigable_area": float(navmesh.navigable_area),
         "islands": int(navmesh.num_islands),

@@ -135,10 +135,12 @@ def build_architecture(
 
 
 def _floors_and_ceilings(surfaces, layout, ceiling, floor_holes, ceiling_holes) -> None:
-    """Each room's floor (less the holes) and ceiling, in the materials of its kind."""
-    height = layout.wall_height
+    """Each room's floor (less the holes, and the split level's raised part and ramp) and
+    ceiling, in the materials of its kind."""
+    split, height = layout.split, layout.wall_height
     for room in layout.rooms:
-        for x0, z0, x1, z1 in cut_all(room.rects, floor_holes):
+        raised = (split.platform, split.ramp) if split and split.room == room.index else ()
+        for x0, z0, x1, z1 in cut_all(room.rects, [*floor_holes, *raised]):
             surfaces.add_quad(
                 layout.floor_material(room.kind),
                 (x0, 0.0, z1),

@@ -16,6 +16,7 @@ from batchsim.procgen.geometry import MeshBuilder
 from batchsim.procgen.layout import SLAB, Layout
 from batchsim.procgen.outdoor import GROUND, Outdoor, emit_outdoor
 from batchsim.procgen.placement import Piece
+from batchsim.procgen.ramps import emit_split
 from batchsim.procgen.stairs import emit_stairs
 from batchsim.procgen.textures import MATERIALS
 
@@ -41,7 +42,7 @@ def emit_furniture(
             furniture.pillar(local, piece.width, piece.depth, seg, rng, height=reach)
         else:
             furniture.BUILDERS[piece.kind](local, piece.width, piece.depth, seg, rng)
-        builder.merge(local, piece.turns, (piece.origin[0], 0.0, piece.origin[1]))
+        builder.merge(local, piece.turns, (piece.origin[0], piece.y, piece.origin[1]))
 
 
 def _cell_size(surfaces, target: int) -> float:
@@ -68,10 +69,10 @@ def _building(layout, storeys, outdoor, seg, ceiling) -> tuple[MeshBuilder, Surf
         floor_holes += loft if k == 1 else ()
         ceiling_holes += loft if k == 0 else ()
         below = SLAB if k > 0 else (GROUND if outdoor is not None else 0.0)
-        plan = layout.storey(k)
-        found = build_architecture(
-            plan, local, ceiling or k < top, below, floor_holes, ceiling_holes
-        )
+        plan, covered = layout.storey(k), ceiling or k < top
+        found = build_architecture(plan, local, covered, below, floor_holes, ceiling_holes)
+        if plan.split is not None:
+            emit_split(local, plan)
         tall = (layout.loft, layout.wall_height + layout.storey_height)
         emit_furniture(local, pieces, seg, layout.wall_height, tall if k == 0 else (-1, 0.0))
         base = k * layout.storey_height
