@@ -75,12 +75,17 @@ def test_stairs_are_walkable_across_storeys(storeyed, kind):
     assert set(storey.astype(int).tolist()) == {0, 1, 2}
 
 
-def on_entrance_ramp(layout, points) -> np.ndarray:
-    """Points over the strip of the path (a ramp, in some buildings) up to the front door:
-    outside the footprint, yet up to the floor's height."""
+def on_bay_or_entrance_ramp(layout, points) -> np.ndarray:
+    """Points over a bay's floor or the strip of the path (a ramp, in some buildings) up to
+    the front door: outside the footprint, yet as high as the floor."""
+    x, z = points[:, 0], points[:, 2]
+    hit = np.zeros(len(points), bool)
+    for bay in layout.bays:
+        (x0, z0), (x1, z1) = bay.world(bay.start, 0.0), bay.world(bay.end, bay.depth + 0.2)
+        hit |= (x >= min(x0, x1)) & (x <= max(x0, x1)) & (z >= min(z0, z1)) & (z <= max(z0, z1))
     door = layout.entrance
     mid = (door.start + door.end) / 2
-    return (points[:, 0] < 0) & (np.abs(points[:, 2] - mid) < PATH_WIDTH / 2 + CELL)
+    return hit | ((x < 0) & (np.abs(z - mid) < PATH_WIDTH / 2 + CELL))
 
 
 def test_outdoor_ground_is_navigable_and_reaches_the_inside(storeyed):
@@ -92,7 +97,7 @@ def test_outdoor_ground_is_navigable_and_reaches_the_inside(storeyed):
     inside = (points[:, 0] > 0.5) & (points[:, 0] < width - 0.5) & (points[:, 1] > -0.05)
     inside &= (points[:, 2] > 0.5) & (points[:, 2] < depth - 0.5) & (points[:, 1] < 0.5)
     assert outside.sum() >= 10 and inside.sum() >= 10
-    ground = outside & ~on_entrance_ramp(plan_scene(*THREE_STOREYS)[0], points)
+    ground = outside & ~on_bay_or_entrance_ramp(plan_scene(*THREE_STOREYS)[0], points)
     assert ground.sum() >= 10
     assert points[ground][:, 1].max() < -0.05  # the garden and terrace lie under the floor
     geodesic = navmesh.geodesic_distances(points[outside][:10], points[inside][:10])

@@ -1,5 +1,6 @@
 """batchsim.procgen v3 (generator version 6): split levels reached only by a ramp, ramps
-to the front door, and many wall and ceiling materials, per building and room kind."""
+to the front door, bay windows joined to their rooms, and many wall and ceiling
+materials, per building and room kind."""
 
 import itertools
 
@@ -8,21 +9,23 @@ import pytest
 
 import batchsim
 from batchsim.procgen import build_scene_files, generate_scene, plan_scene
+from batchsim.procgen.build import GENERATOR_VERSION
 from batchsim.procgen.outdoor import GROUND
 from batchsim.procgen.textures import CEILING_MATERIALS, WALL_MATERIALS
 
 SMALL = 30_000
 SPLIT = [(10, "apartment"), (15, "office")]  # seeds whose ground storey has a split level
+BAYS = [(22, "apartment"), (1, "office")]  # 3 storeys with a bay; 3 bays on one storey
 MAX_CLIMB = 0.2  # m: Habitat's agent steps up at most this
 KINDS = ("apartment", "office")
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """Scene files (and navmeshes) of the SPLIT seeds, built once."""
+    """Scene files (and navmeshes) of the SPLIT and BAYS seeds, built once."""
     directory = tmp_path_factory.mktemp("v3")
     out = {}
-    for seed, kind in SPLIT:
+    for seed, kind in SPLIT + BAYS:
         name = f"{kind}_{seed}"
         build_scene_files(seed, directory, name, kind, SMALL)
         scene = batchsim.Scene.load(directory / f"{name}.bsscene")
@@ -123,6 +126,48 @@ def test_entrance_ramps_climb_from_the_garden_to_the_door(tmp_path):
     assert np.isfinite(navmesh.geodesic_distance(garden, hall))
 
 
+def bay_wall_triangles(scene, bay) -> tuple[int, int]:
+    """(wall triangles at 45 degrees, glass triangles) within the bay's outline."""
+    (x0, z0), (x1, z1) = bay.world(bay.start, -0.2), bay.world(bay.end, bay.depth + 0.3)
+    rect = (min(x0, x1), min(z0, z1), max(x0, x1), max(z0, z1))
+    diagonal = glass = 0
+    for mesh in scene.meshes:
+        centres = mesh.positions[mesh.indices].mean(1)
+        here = inside(rect, centres)
+        if mesh.material in WALL_MATERIALS:
+            n = np.abs(mesh.normals[mesh.indices[:, 0]])
+            diagonal += int((here & (n[:, 0] > 0.6) & (n[:, 2] > 0.6)).sum())
+        glass += int(here.sum()) if mesh.material == "glass" else 0
+    return diagonal, glass
+
+
+@pytest.mark.parametrize(("seed", "kind"), BAYS)
+def test_bay_windows_are_angled_glazed_and_walkable_from_their_room(built, seed, kind):
+    layout, navmesh = built[seed, kind]
+    scene = generate_scene(seed, kind, SMALL)
+    assert layout.bays
+    island = main_island(navmesh)
+    for bay in layout.bays:
+        diagonal, glass = bay_wall_triangles(scene, bay)
+        assert diagonal >= 8 * layout.storeys and glass >= 12 * layout.storeys
+        assert 0.5 <= bay.depth <= 1.0 and bay.end - bay.start >= 2 * bay.depth + 0.8
+        s = (bay.start + bay.end) / 2
+        for k in range(layout.storeys):
+            y = k * layout.storey_height
+            x, z = bay.world(s, bay.depth / 2)  # outside the footprint, in the bay
+            p = navmesh.snap_point((x, y, z))
+            assert np.hypot(p[0] - x, p[2] - z) < 0.15 and abs(p[1] - y) < MAX_CLIMB
+            assert navmesh.get_island(p) == island
+            x, z = bay.world(s, -1.5)  # in the room
+            room = navmesh.snap_point((x, y, z))
+            assert navmesh.geodesic_distance(p, room) < 6.0
+
+
+def test_bays_are_common_and_on_outer_walls():
+    counts = [len(plan_scene(seed, KINDS[seed % 2])[0].bays) for seed in range(40)]
+    assert sum(c > 0 for c in counts) >= 12 and max(counts) >= 2
+
+
 def test_wall_and_ceiling_materials_vary_by_building_and_room_kind():
     walls, ceilings, per_scene = set(), set(), []
     for seed in range(20):
@@ -142,3 +187,12 @@ def test_wall_and_ceiling_materials_vary_by_building_and_room_kind():
     layout, _ = plan_scene(0, "apartment")
     assert dict(layout.walls)["bathroom"] in ("wall_tiles", "paint_accent")
     assert layout.wall_material(-1) == layout.facade  # outer faces: the facade
+
+
+def test_generator_v6_same_seed_same_bytes_within_budget():
+    assert GENERATOR_VERSION == 6
+    seed, kind = SPLIT[0]
+    a = generate_scene(seed, kind, 150_000)
+    assert a.layout.split is not None and a.layout.bays and a.outdoor.ramp
+    assert a.glb_bytes() == generate_scene(seed, kind, 150_000).glb_bytes()
+    assert abs(a.triangle_count - 150_000) <= 0.15 * 150_000

@@ -1,6 +1,6 @@
 """Procedural buildings (apartments, offices; a share of them 2-3 storeys with stairs, some
-with a split level reached by a ramp, all with a garden round them) as GLB files for
-PointNav.
+with a split level reached by a ramp and bay windows, all with a garden round them) as GLB
+files for PointNav.
 
 >>> scene = generate_scene(seed=7, kind="office")
 >>> glb = write_scene(scene, "out", "office_7")
@@ -22,6 +22,7 @@ import numpy as np
 from batchsim._files import write_bytes_atomically
 from batchsim.errors import InvalidArgumentError
 from batchsim.procgen.assemble import assemble
+from batchsim.procgen.bays import find_bays
 from batchsim.procgen.geometry import MeshData
 from batchsim.procgen.gltf import Material, encode_glb
 from batchsim.procgen.layout import Layout, make_layout
@@ -77,7 +78,7 @@ def _check(seed, kind, triangle_budget) -> None:
 
 
 def plan_scene(seed: int, kind: str = "apartment") -> tuple[Layout, np.random.Generator]:
-    """generate_scene's plan (storeys, rooms, doors, split level, materials) and the
+    """generate_scene's plan (storeys, rooms, doors, split level, bays, materials) and the
     random stream that goes on to furnish it; quick, for finding seeds with a feature."""
     _check(seed, kind, MIN_BUDGET)
     rng = np.random.default_rng(int(seed))
@@ -85,7 +86,8 @@ def plan_scene(seed: int, kind: str = "apartment") -> tuple[Layout, np.random.Ge
     if rng.random() < MULTI_STOREY_SHARE:
         storeys = 3 if rng.random() < 1 / 3 else 2
     layout = make_layout(rng, kind, storeys)
-    return dataclasses.replace(layout, split=find_split(rng, layout)), rng
+    layout = dataclasses.replace(layout, split=find_split(rng, layout))
+    return dataclasses.replace(layout, bays=find_bays(rng, layout)), rng
 
 
 def generate_scene(
@@ -160,6 +162,7 @@ def build_scene_files(
         "storeys": scene.storeys,
         "storey_height_m": scene.storey_height,
         "doors": scene.doors,
+        "bays": len(scene.layout.bays),
         "ramps": scene.ramps,
         "split_level_m": scene.layout.split.height if scene.layout.split else 0.0,
         "footprint_m": list(scene.footprint),

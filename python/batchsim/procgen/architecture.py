@@ -111,18 +111,22 @@ def build_architecture(
     doors: dict[tuple[int, float], list] = {}
     for door in layout.doors:
         doors.setdefault((door.axis, door.line), []).append((door.start, door.end))
+    bays: dict[tuple[int, float], list] = {}
+    for bay in layout.bays:
+        bays.setdefault((bay.axis, bay.line), []).append((bay.start, bay.end))
     for axis, grid in ((0, layout.labels), (1, layout.labels.T)):
         padded = np.pad(grid, ((0, 0), (1, 1)), constant_values=-1)
         for line_index in range(grid.shape[1] + 1):
             a, b = padded[:, line_index], padded[:, line_index + 1]
             line = line_index * CELL
             holes = doors.get((axis, line), [])
+            openings = holes + bays.get((axis, line), [])
             wall = _WallLine(surfaces, layout, axis, line, a, b)
             for r0, r1 in runs(a != b):
-                wall.run(r0, r1, holes, below, ceiling)
+                wall.run(r0, r1, openings, below, ceiling)
             for side, labels in ((-1, a), (1, b)):
                 kept = (a != b) & (labels >= 0) & (labels != layout.void)
-                _skirting(builder, axis, line, side, t, runs(kept), holes)
+                _skirting(builder, axis, line, side, t, runs(kept), openings)
             for s0, s1 in holes:
                 _door(wall, builder, s0, s1, ceiling)
                 if below > 0:  # the threshold

@@ -12,6 +12,7 @@ import numpy as np
 
 from batchsim.procgen import furniture
 from batchsim.procgen.architecture import Surfaces, build_architecture
+from batchsim.procgen.bays import emit_bay
 from batchsim.procgen.geometry import MeshBuilder
 from batchsim.procgen.layout import SLAB, Layout
 from batchsim.procgen.outdoor import GROUND, Outdoor, emit_outdoor
@@ -71,6 +72,8 @@ def _building(layout, storeys, outdoor, seg, ceiling) -> tuple[MeshBuilder, Surf
         below = SLAB if k > 0 else (GROUND if outdoor is not None else 0.0)
         plan, covered = layout.storey(k), ceiling or k < top
         found = build_architecture(plan, local, covered, below, floor_holes, ceiling_holes)
+        for bay in plan.bays:
+            emit_bay(local, plan, bay, below, covered)
         if plan.split is not None:
             emit_split(local, plan)
         tall = (layout.loft, layout.wall_height + layout.storey_height)

@@ -17,6 +17,7 @@ from batchsim.procgen.floorplans import apartment, office
 from batchsim.procgen.materials import FLOOR_CHOICES, draw_finishes
 
 if TYPE_CHECKING:
+    from batchsim.procgen.bays import Bay
     from batchsim.procgen.ramps import SplitLevel
 
 CELL = 0.5  # plan grid (m): coarse enough for quick wall extraction, fine enough for rooms
@@ -104,6 +105,7 @@ class Layout:
     ceilings: tuple[tuple[str, str], ...] = ()  # (room kind, ceiling material)
     facade: str = "render"  # the outside faces of outer walls
     split: SplitLevel | None = None  # a raised part of a ground-storey room and its ramp
+    bays: tuple[Bay, ...] = ()  # bay windows (on every storey)
 
     def floor_material(self, kind: str) -> str:
         return dict(self.floors).get(kind, FLOOR_CHOICES[kind][0])

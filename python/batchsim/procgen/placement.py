@@ -175,8 +175,8 @@ class Occupancy:
         self.doorway = np.zeros(self.room.shape, bool)
         self.raised = np.zeros(self.room.shape, bool)  # a split level's platform
         self.seeds: dict[int, list[tuple[int, int]]] = {i: [] for i in range(len(layout.rooms))}
-        for door in layout.doors:
-            self._add_door(door)
+        for door in (*layout.doors, *(bay.door() for bay in layout.bays)):
+            self._add_door(door)  # bays: kept clear like doorways, so they stay reachable
         if layout.split is not None:
             self._add_split(layout.split)
         zc, xc = ((np.arange(n) + 0.5) * FINE for n in self.room.shape)
