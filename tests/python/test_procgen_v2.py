@@ -1,15 +1,16 @@
 """batchsim.procgen v2: storeys joined by walkable stairs, the garden outside joined to the
 inside through the front door, angled walls, lofts, and worker processes that write the
-same bytes as one."""
+same bytes as one (v3's features: test_procgen_v3.py)."""
 
 import numpy as np
 import pytest
 
 import batchsim
 from batchsim.datasets import generate_episodes
-from batchsim.procgen import build_scene_files, generate_scene
+from batchsim.procgen import build_scene_files, generate_scene, plan_scene
 from batchsim.procgen.build import DatasetConfig, build_dataset
-from batchsim.procgen.layout import MAX_RISER, TREAD, make_layout
+from batchsim.procgen.layout import CELL, MAX_RISER, PATH_WIDTH, TREAD, make_layout
+from batchsim.procgen.textures import WALL_MATERIALS
 
 SMALL = 30_000
 THREE_STOREYS = (22, "apartment")  # seeds whose buildings have 3 storeys (a loft in 25's)
@@ -74,6 +75,19 @@ def test_stairs_are_walkable_across_storeys(storeyed, kind):
     assert set(storey.astype(int).tolist()) == {0, 1, 2}
 
 
+def on_bay_or_entrance_ramp(layout, points) -> np.ndarray:
+    """Points over a bay's floor or the strip of the path (a ramp, in some buildings) up to
+    the front door: outside the footprint, yet as high as the floor."""
+    x, z = points[:, 0], points[:, 2]
+    hit = np.zeros(len(points), bool)
+    for bay in layout.bays:
+        (x0, z0), (x1, z1) = bay.world(bay.start, 0.0), bay.world(bay.end, bay.depth + 0.2)
+        hit |= (x >= min(x0, x1)) & (x <= max(x0, x1)) & (z >= min(z0, z1)) & (z <= max(z0, z1))
+    door = layout.entrance
+    mid = (door.start + door.end) / 2
+    return hit | ((x < 0) & (np.abs(z - mid) < PATH_WIDTH / 2 + CELL))
+
+
 def test_outdoor_ground_is_navigable_and_reaches_the_inside(storeyed):
     stats, scene = storeyed["apartment"]
     navmesh = scene.navmesh()
@@ -83,16 +97,22 @@ def test_outdoor_ground_is_navigable_and_reaches_the_inside(storeyed):
     inside = (points[:, 0] > 0.5) & (points[:, 0] < width - 0.5) & (points[:, 1] > -0.05)
     inside &= (points[:, 2] > 0.5) & (points[:, 2] < depth - 0.5) & (points[:, 1] < 0.5)
     assert outside.sum() >= 10 and inside.sum() >= 10
-    assert points[outside][:, 1].max() < -0.05  # the garden and terrace lie under the floor
+    ground = outside & ~on_bay_or_entrance_ramp(plan_scene(*THREE_STOREYS)[0], points)
+    assert ground.sum() >= 10
+    assert points[ground][:, 1].max() < -0.05  # the garden and terrace lie under the floor
     geodesic = navmesh.geodesic_distances(points[outside][:10], points[inside][:10])
     assert np.isfinite(geodesic).all()
 
 
 def test_angled_walls_round_columns_and_lofts():
     scene = generate_scene(*LOFT, SMALL)
-    wall = next(m for m in scene.meshes if m.material == "wall")
-    n = np.abs(wall.normals)
-    assert ((n[:, 0] > 0.5) & (n[:, 2] > 0.5)).any()  # some walls are not axis-aligned
+    (corner, *_) = scene.layout.angled
+    diagonal = 0
+    for wall in (m for m in scene.meshes if m.material in WALL_MATERIALS):
+        n = np.abs(wall.normals)
+        near = np.hypot(wall.positions[:, 0] - corner.x, wall.positions[:, 2] - corner.z)
+        diagonal += int(((n[:, 0] > 0.5) & (n[:, 2] > 0.5) & (near < corner.leg + 0.5)).sum())
+    assert diagonal >= 4  # the wall across the corner is not axis-aligned
     rounds = 0
     for seed in range(6):  # round pillars: concrete with normals between the axes
         meshes = generate_scene(seed, ("apartment", "office")[seed % 2], 10_000).meshes

@@ -1,5 +1,6 @@
-"""Procedural buildings (apartments, offices; a share of them 2-3 storeys with stairs, all
-with a garden round them) as GLB files for PointNav.
+"""Procedural buildings (apartments, offices; a share of them 2-3 storeys with stairs, some
+with a split level reached by a ramp and bay windows, all with a garden round them) as GLB
+files for PointNav.
 
 >>> scene = generate_scene(seed=7, kind="office")
 >>> glb = write_scene(scene, "out", "office_7")
@@ -21,11 +22,13 @@ import numpy as np
 from batchsim._files import write_bytes_atomically
 from batchsim.errors import InvalidArgumentError
 from batchsim.procgen.assemble import assemble
+from batchsim.procgen.bays import find_bays
 from batchsim.procgen.geometry import MeshData
 from batchsim.procgen.gltf import Material, encode_glb
-from batchsim.procgen.layout import make_layout
-from batchsim.procgen.outdoor import make_outdoor
+from batchsim.procgen.layout import Layout, make_layout
+from batchsim.procgen.outdoor import Outdoor, make_outdoor
 from batchsim.procgen.placement import furnish
+from batchsim.procgen.ramps import find_split
 from batchsim.procgen.textures import MATERIALS, VARIANTS, texture_png
 
 KINDS = ("apartment", "office")
@@ -48,6 +51,9 @@ class ProcScene:
     materials: dict[str, Material]
     storeys: int = 1
     storey_height: float = 0.0  # m from one storey's floor to the next
+    ramps: int = 0  # the split level's and the front door's
+    layout: Layout | None = dataclasses.field(default=None, compare=False, repr=False)
+    outdoor: Outdoor | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def vertex_count(self) -> int:
@@ -71,31 +77,40 @@ def _check(seed, kind, triangle_budget) -> None:
         )
 
 
+def plan_scene(seed: int, kind: str = "apartment") -> tuple[Layout, np.random.Generator]:
+    """generate_scene's plan (storeys, rooms, doors, split level, bays, materials) and the
+    random stream that goes on to furnish it; quick, for finding seeds with a feature."""
+    _check(seed, kind, MIN_BUDGET)
+    rng = np.random.default_rng(int(seed))
+    storeys = 1
+    if rng.random() < MULTI_STOREY_SHARE:
+        storeys = 3 if rng.random() < 1 / 3 else 2
+    layout = make_layout(rng, kind, storeys)
+    layout = dataclasses.replace(layout, split=find_split(rng, layout))
+    return dataclasses.replace(layout, bays=find_bays(rng, layout)), rng
+
+
 def generate_scene(
     seed: int, kind: str = "apartment", triangle_budget: int = 150_000, *, ceiling: bool = True
 ) -> ProcScene:
     """A furnished `kind` building of about `triangle_budget` triangles (y up, the ground
     floor at y = 0), with a garden round it."""
     _check(seed, kind, triangle_budget)
-    rng = np.random.default_rng(int(seed))
-    storeys = 1
-    if rng.random() < MULTI_STOREY_SHARE:
-        storeys = 3 if rng.random() < 1 / 3 else 2
-    layout = make_layout(rng, kind, storeys)
+    layout, rng = plan_scene(seed, kind)
     density = rng.uniform(0.6, 1.3)
     pieces = [furnish(layout.storey(k), rng, density) for k in range(layout.storeys)]
-    outdoor = make_outdoor(rng)
+    outdoor = make_outdoor(rng, layout.entrance is not None)
     meshes = assemble(layout, pieces, int(triangle_budget), ceiling, outdoor).build()
     variants = {name: int(rng.integers(VARIANTS)) for name in sorted(MATERIALS)}
-    materials = {
-        name: Material(
-            name,
+    materials = {  # only the materials in use: their textures take most of the time
+        mesh.material: Material(
+            mesh.material,
             (1.0, 1.0, 1.0, 1.0),  # the colour is in the texture
-            texture_png(name, variants[name]),
-            MATERIALS[name].metallic,
-            MATERIALS[name].roughness,
+            texture_png(mesh.material, variants[mesh.material]),
+            MATERIALS[mesh.material].metallic,
+            MATERIALS[mesh.material].roughness,
         )
-        for name in sorted(MATERIALS)
+        for mesh in meshes
     }
     return ProcScene(
         int(seed),
@@ -108,6 +123,9 @@ def generate_scene(
         materials,
         layout.storeys,
         layout.storey_height,
+        int(layout.split is not None) + int(outdoor.ramp),
+        layout,
+        outdoor,
     )
 
 
@@ -144,6 +162,9 @@ def build_scene_files(
         "storeys": scene.storeys,
         "storey_height_m": scene.storey_height,
         "doors": scene.doors,
+        "bays": len(scene.layout.bays),
+        "ramps": scene.ramps,
+        "split_level_m": scene.layout.split.height if scene.layout.split else 0.0,
         "footprint_m": list(scene.footprint),
         "navigable_area": float(navmesh.navigable_area),
         "islands": int(navmesh.num_islands),
@@ -153,4 +174,11 @@ def build_scene_files(
     }
 
 
-__all__ = ["KINDS", "ProcScene", "build_scene_files", "generate_scene", "write_scene"]
+__all__ = [
+    "KINDS",
+    "ProcScene",
+    "build_scene_files",
+    "generate_scene",
+    "plan_scene",
+    "write_scene",
+]

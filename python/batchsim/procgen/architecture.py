@@ -7,12 +7,12 @@ their cell size); small trims go straight into a MeshBuilder.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 
-from batchsim.procgen.geometry import ALL_FACES, BOX_FACES, FACE_NAMES, SIDES, MeshBuilder
+from batchsim.procgen.geometry import ALL_FACES, BOX_FACES, FACE_NAMES, MeshBuilder
 from batchsim.procgen.layout import CELL, DOOR_HEIGHT, Layout, runs
-from batchsim.procgen.textures import FLOOR_CHOICES
 
 CASING = 0.07  # door frame (casing) width, m
 CASING_DEPTH = 0.02  # how far casings stand out of the wall, m
@@ -31,11 +31,12 @@ class Surfaces:
         self.materials.append(material)
         self.quads.append(np.array([origin, u, v], np.float64))
 
-    def add_box(self, material, lo, hi, faces) -> None:
+    def add_box(self, materials: dict[str, str], lo, hi) -> None:
+        """An axis-aligned box's faces named in `materials` ({"+x": material, ...})."""
         lo, size = np.asarray(lo, np.float64), np.subtract(hi, lo)
         for name, (o, u, v) in zip(FACE_NAMES, BOX_FACES, strict=True):
-            if name in faces:
-                self.add_quad(material, lo + o * size, u * size, v * size)
+            if name in materials:
+                self.add_quad(materials[name], lo + o * size, u * size, v * size)
 
     def extend(self, other: Surfaces, dy: float) -> None:
         """Adds `other`'s quads raised by dy."""
@@ -106,58 +107,110 @@ def build_architecture(
     reach `below` metres under the floor (the slab, the ground outside); the holes are
     rectangles (x0, z0, x1, z1) left out of the floor and the ceiling."""
     surfaces = Surfaces()
-    t, height = layout.wall_thickness, layout.wall_height
+    t = layout.wall_thickness
     doors: dict[tuple[int, float], list] = {}
     for door in layout.doors:
         doors.setdefault((door.axis, door.line), []).append((door.start, door.end))
+    bays: dict[tuple[int, float], list] = {}
+    for bay in layout.bays:
+        bays.setdefault((bay.axis, bay.line), []).append((bay.start, bay.end))
     for axis, grid in ((0, layout.labels), (1, layout.labels.T)):
         padded = np.pad(grid, ((0, 0), (1, 1)), constant_values=-1)
         for line_index in range(grid.shape[1] + 1):
             a, b = padded[:, line_index], padded[:, line_index + 1]
             line = line_index * CELL
             holes = doors.get((axis, line), [])
+            openings = holes + bays.get((axis, line), [])
+            wall = _WallLine(surfaces, layout, axis, line, a, b)
             for r0, r1 in runs(a != b):
-                s0, s1 = r0 * CELL - t / 2 + OVERLAP, r1 * CELL + t / 2 - OVERLAP
-                if below > 0:  # under the floor: no door holes
-                    lo, hi = _box(axis, line, s0, s1, -t / 2, t / 2, -below, 0.0)
-                    surfaces.add_box("wall", lo, hi, SIDES)
-                for p0, p1 in _subtract(s0, s1, holes):
-                    lo, hi = _box(axis, line, p0, p1, -t / 2, t / 2, 0.0, height)
-                    surfaces.add_box("wall", lo, hi, SIDES if ceiling else SIDES | {"+y"})
+                wall.run(r0, r1, openings, below, ceiling)
             for side, labels in ((-1, a), (1, b)):
                 kept = (a != b) & (labels >= 0) & (labels != layout.void)
-                _skirting(builder, axis, line, side, t, runs(kept), holes)
+                _skirting(builder, axis, line, side, t, runs(kept), openings)
             for s0, s1 in holes:
-                _door(surfaces, builder, axis, line, s0, s1, t, height, ceiling)
+                _door(wall, builder, s0, s1, ceiling)
                 if below > 0:  # the threshold
                     lo, hi = _box(axis, line, s0, s1, -t / 2, t / 2, -below, 0.0)
                     builder.box("trim", lo, hi, {"+y"})
     for chamfer in layout.angled:
-        _angled_wall(builder, chamfer, t, height, below)
-    floors = dict(layout.floors)
+        _angled_wall(builder, layout, chamfer, below, ceiling)
+    _floors_and_ceilings(surfaces, layout, ceiling, floor_holes, ceiling_holes)
+    return surfaces
+
+
+def _floors_and_ceilings(surfaces, layout, ceiling, floor_holes, ceiling_holes) -> None:
+    """Each room's floor (less the holes, and the split level's raised part and ramp) and
+    ceiling, in the materials of its kind."""
+    split, height = layout.split, layout.wall_height
     for room in layout.rooms:
-        for x0, z0, x1, z1 in cut_all(room.rects, floor_holes):
+        raised = (split.platform, split.ramp) if split and split.room == room.index else ()
+        for x0, z0, x1, z1 in cut_all(room.rects, [*floor_holes, *raised]):
             surfaces.add_quad(
-                floors.get(room.kind, FLOOR_CHOICES[room.kind][0]),
+                layout.floor_material(room.kind),
                 (x0, 0.0, z1),
                 (x1 - x0, 0.0, 0.0),
                 (0.0, 0.0, z0 - z1),
             )
+        material = layout.ceiling_material(room.kind)
         for x0, z0, x1, z1 in cut_all(room.rects, ceiling_holes) if ceiling else ():
-            surfaces.add_quad("ceiling", (x0, height, z0), (x1 - x0, 0.0, 0.0), (0.0, 0.0, z1 - z0))
-    return surfaces
+            surfaces.add_quad(material, (x0, height, z0), (x1 - x0, 0.0, 0.0), (0.0, 0.0, z1 - z0))
 
 
-def _angled_wall(builder, chamfer, t, height, below) -> None:
-    """A 45-degree wall across a room corner, its ends sunk into the walls it meets."""
+class _WallLine:
+    """The walls along one grid line: each face in the material of the room it faces."""
+
+    def __init__(self, surfaces, layout, axis, line, a, b):
+        self.surfaces, self.layout, self.axis, self.line = surfaces, layout, axis, line
+        self.a, self.b = a, b  # room labels on the - and + sides, per cell along the line
+        self.faces = (_face(axis, -1), _face(axis, 1))
+        self.ends = ("-z", "+z") if axis == 0 else ("-x", "+x")
+
+    def materials(self, index: int) -> tuple[str, str]:
+        """Wall materials facing the - and + sides at cell `index` along the line."""
+        return tuple(self.layout.wall_material(int(r[index])) for r in (self.a, self.b))
+
+    def run(self, r0, r1, openings, below, ceiling) -> None:
+        """Cells [r0, r1) of wall, split where the rooms on either side change (no end faces
+        there) and at the openings (end faces there)."""
+        t, height = self.layout.wall_thickness, self.layout.wall_height
+        pair = list(zip(self.a[r0:r1], self.b[r0:r1], strict=True))
+        cuts = [r0] + [r0 + i for i in range(1, len(pair)) if pair[i] != pair[i - 1]] + [r1]
+        for c0, c1 in itertools.pairwise(cuts):
+            p0 = r0 * CELL - t / 2 + OVERLAP if c0 == r0 else c0 * CELL
+            p1 = r1 * CELL + t / 2 - OVERLAP if c1 == r1 else c1 * CELL
+            neg, pos = self.materials(c0)
+            sides = {self.faces[0]: neg, self.faces[1]: pos}
+            inner = neg if self.a[c0] >= 0 else pos  # for ends and tops: an inside material
+            if below > 0:  # under the floor: no openings
+                self.box(p0, p1, -below, 0.0, sides, inner, (c0 == r0, c1 == r1))
+            top = {} if ceiling else {"+y": inner}
+            for q0, q1 in _subtract(p0, p1, openings):
+                ends = (c0 == r0 or q0 > p0, c1 == r1 or q1 < p1)
+                self.box(q0, q1, 0.0, height, sides | top, inner, ends)
+
+    def box(self, s0, s1, y0, y1, faces, end_material, ends) -> None:
+        """A piece of wall [s0, s1] along the line, with end faces where `ends` say."""
+        t = self.layout.wall_thickness
+        faces = dict(faces)
+        for name, present in zip(self.ends, ends, strict=True):
+            if present:
+                faces[name] = end_material
+        lo, hi = _box(self.axis, self.line, s0, s1, -t / 2, t / 2, y0, y1)
+        self.surfaces.add_box(faces, lo, hi)
+
+
+def _angled_wall(builder, layout, chamfer, below, ceiling) -> None:
+    """A 45-degree wall across a room corner; its ends stop at the centre lines of the
+    walls it meets, so nothing of it shows outside them."""
+    t, height, leg = layout.wall_thickness, layout.wall_height, chamfer.leg
     sx, sz = chamfer.sx, chamfer.sz
-    px, pz = chamfer.x + sx * t / 2, chamfer.z + sz * t / 2  # the faces' inner corner
-    a = np.array([px + sx * chamfer.leg, -below, pz])
-    b = np.array([px, -below, pz + sz * chamfer.leg])
-    along = (b - a) / np.linalg.norm(b - a)
-    into = -np.array([sx, 0.0, sz]) / np.sqrt(2.0)  # towards the corner
-    start, end = a - along * t, b + along * t
-    builder.prism("wall", start, end - start, (0.0, height + below, 0.0), into * t)
+    row = layout.labels[int((chamfer.z + sz * CELL / 2) // CELL)]
+    material = layout.wall_material(int(row[int((chamfer.x + sx * CELL / 2) // CELL)]))
+    inner, outer = leg + t, leg + t - t * np.sqrt(2.0)  # u + w on its two faces
+    corners = [(inner, 0.0), (0.0, inner), (0.0, outer), (outer, 0.0)]  # (u, w) from the corner
+    footprint = [(chamfer.x + sx * u, chamfer.z + sz * w) for u, w in corners]
+    top = None if ceiling else material
+    builder.extrude([material, None, None, None], footprint, -below, height, top)
 
 
 def _skirting(builder, axis, line, side, t, runs, holes) -> None:
@@ -175,11 +228,14 @@ def _skirting(builder, axis, line, side, t, runs, holes) -> None:
         builder.boxes("trim", lo, hi, ALL_FACES - {"-y", _face(axis, -side)})
 
 
-def _door(surfaces, builder, axis, line, s0, s1, t, height, ceiling) -> None:
+def _door(wall, builder, s0, s1, ceiling) -> None:
     """Lintel above the opening, and casings (two jambs and a head) on both faces."""
+    axis, line = wall.axis, wall.line
+    t, height = wall.layout.wall_thickness, wall.layout.wall_height
     lo, hi = _box(axis, line, s0, s1, -t / 2, t / 2, DOOR_HEIGHT, height)
-    faces = {_face(axis, -1), _face(axis, 1), "-y"}  # no ends: they lie inside the jambs
-    surfaces.add_box("wall", lo, hi, faces if ceiling else faces | {"+y"})
+    neg, pos = wall.materials(int((s0 + s1) / 2 // CELL))
+    faces = {_face(axis, -1): neg, _face(axis, 1): pos, "-y": "trim"}  # ends: inside jambs
+    wall.surfaces.add_box(faces if ceiling else faces | {"+y": neg}, lo, hi)
     for side in (-1, 1):
         los, his = [], []
         a0, a1 = sorted((side * t / 2, side * (t / 2 + CASING_DEPTH)))

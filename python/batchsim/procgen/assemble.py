@@ -12,10 +12,12 @@ import numpy as np
 
 from batchsim.procgen import furniture
 from batchsim.procgen.architecture import Surfaces, build_architecture
+from batchsim.procgen.bays import emit_bay
 from batchsim.procgen.geometry import MeshBuilder
 from batchsim.procgen.layout import SLAB, Layout
 from batchsim.procgen.outdoor import GROUND, Outdoor, emit_outdoor
 from batchsim.procgen.placement import Piece
+from batchsim.procgen.ramps import emit_split
 from batchsim.procgen.stairs import emit_stairs
 from batchsim.procgen.textures import MATERIALS
 
@@ -41,7 +43,7 @@ def emit_furniture(
             furniture.pillar(local, piece.width, piece.depth, seg, rng, height=reach)
         else:
             furniture.BUILDERS[piece.kind](local, piece.width, piece.depth, seg, rng)
-        builder.merge(local, piece.turns, (piece.origin[0], 0.0, piece.origin[1]))
+        builder.merge(local, piece.turns, (piece.origin[0], piece.y, piece.origin[1]))
 
 
 def _cell_size(surfaces, target: int) -> float:
@@ -68,10 +70,12 @@ def _building(layout, storeys, outdoor, seg, ceiling) -> tuple[MeshBuilder, Surf
         floor_holes += loft if k == 1 else ()
         ceiling_holes += loft if k == 0 else ()
         below = SLAB if k > 0 else (GROUND if outdoor is not None else 0.0)
-        plan = layout.storey(k)
-        found = build_architecture(
-            plan, local, ceiling or k < top, below, floor_holes, ceiling_holes
-        )
+        plan, covered = layout.storey(k), ceiling or k < top
+        found = build_architecture(plan, local, covered, below, floor_holes, ceiling_holes)
+        for bay in plan.bays:
+            emit_bay(local, plan, bay, below, covered)
+        if plan.split is not None:
+            emit_split(local, plan)
         tall = (layout.loft, layout.wall_height + layout.storey_height)
         emit_furniture(local, pieces, seg, layout.wall_height, tall if k == 0 else (-1, 0.0))
         base = k * layout.storey_height

@@ -35,9 +35,10 @@ SCENE_ID_PREFIX = "data/scene_datasets/procgen/"
 # Bumped whenever the generator's bytes change, so cached datasets are rebuilt (2: packed
 # scene format version 2, which adds the BVH; 3: no timings in manifest.json; 4: packed scene
 # format version 3, which adds vertex colours; 5: generator v2: storeys and stairs, the
-# garden outside, wider ranges). The manifest also records the packed scene
+# garden outside, wider ranges; 6: split levels and entrance ramps, bay windows, wall and
+# ceiling materials per room kind). The manifest also records the packed scene
 # version, so a new format rebuilds cached datasets without a bump here.
-GENERATOR_VERSION = 5
+GENERATOR_VERSION = 6
 TIMING_KEYS = ("generate_seconds", "seconds")
 """build_scene_files' statistics that vary from run to run: returned, never written."""
 
@@ -203,6 +204,7 @@ def episode_statistics(episodes, scene: dict | None = None) -> dict:
 
     w, d = scene["footprint_m"]
     outdoors = (starts[:, 0] < 0) | (starts[:, 0] > w) | (starts[:, 2] < 0) | (starts[:, 2] > d)
+    outdoors &= starts[:, 1] < -0.05  # bays jut out of the footprint at floor height
     return {
         **stats,
         "episodes_per_storey": np.bincount(storey(starts[:, 1]), minlength=storeys).tolist(),

@@ -125,6 +125,44 @@ class MeshBuilder:
                 u, v = v, u
             self.grid(material, corner, u, v)
 
+    def polygon(self, material: str, points, normal) -> None:
+        """A flat convex polygon (either winding) facing `normal`, as a triangle fan; UVs
+        world-anchored like grid's (u horizontal, v up on walls; x and z on floors)."""
+        p = np.asarray(points, np.float64)
+        n = np.asarray(normal, np.float64) / np.linalg.norm(normal)
+        area = np.cross(p - p[0], np.roll(p, -1, 0) - p[0]).sum(0)  # twice the area, normal
+        if np.dot(area, n) < 0:
+            p = p[::-1]
+        if abs(n[1]) > 0.99:
+            u = np.array([1.0, 0.0, 0.0])
+        else:
+            u = np.cross([0.0, 1.0, 0.0], n)
+            u /= np.linalg.norm(u)
+        v = np.cross(n, u)
+        k = np.arange(1, len(p) - 1)
+        fan = np.stack([np.zeros_like(k), k, k + 1], 1)
+        normals = np.broadcast_to(n, p.shape)
+        self.add(material, p, normals, _uv(p, u, v, self.tiles[material]), fan)
+
+    def extrude(self, sides, footprint, y0: float, y1: float, top=None, bottom=None) -> None:
+        """A vertical prism over a convex footprint [(x, z), ...] from y0 to y1: side i (from
+        point i to i + 1) in material sides[i], the caps in `top` and `bottom` (None leaves
+        a face out: hidden against a neighbour)."""
+        f = np.asarray(footprint, np.float64)
+        centre = f.mean(0)
+        for i, material in enumerate(sides):
+            if material is None:
+                continue
+            a, b = f[i], f[(i + 1) % len(f)]
+            inward = np.dot([b[1] - a[1], a[0] - b[0]], (a + b) / 2 - centre) > 0
+            a, b = (b, a) if inward else (a, b)  # cross(u, up) must point outwards
+            origin = (a[0], y0, a[1])
+            self.grid(material, origin, (b[0] - a[0], 0.0, b[1] - a[1]), (0.0, y1 - y0, 0.0))
+        if top is not None:
+            self.polygon(top, [(x, y1, z) for x, z in f], (0.0, 1.0, 0.0))
+        if bottom is not None:
+            self.polygon(bottom, [(x, y0, z) for x, z in f], (0.0, -1.0, 0.0))
+
     def cylinder(
         self, material, base, radius, height, segments, axis=1, top_radius=None, caps=(True, True)
     ) -> None:

@@ -9,11 +9,16 @@ storey of a building shares the plan; buildings of several storeys get a stairwe
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from batchsim.procgen.floorplans import apartment, office
-from batchsim.procgen.textures import FLOOR_CHOICES
+from batchsim.procgen.materials import FLOOR_CHOICES, draw_finishes
+
+if TYPE_CHECKING:
+    from batchsim.procgen.bays import Bay
+    from batchsim.procgen.ramps import SplitLevel
 
 CELL = 0.5  # plan grid (m): coarse enough for quick wall extraction, fine enough for rooms
 DOOR_HEIGHT = 2.1  # m, a standard interior door
@@ -21,6 +26,7 @@ DOOR_MARGIN = 0.3  # m of wall kept between a door and the wall's end (frames ne
 SLAB = 0.2  # m: floor slab between storeys
 MAX_RISER, TREAD = 0.18, 0.28  # m: stair steps (Habitat's agent climbs 0.2 m)
 STAIR_WIDTH, WALKWAY, LANDING = 1.1, 1.0, 1.1  # m: a stair lane, the walkway, landings
+PATH_WIDTH = 1.3  # m: the garden path (or ramp) to the front door
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +101,21 @@ class Layout:
     loft: int = -1  # a double-height room: storeys 0 and 1, no slab between (-1: none)
     void: int = -1  # in storey 1's plan: the loft's upper half (no floor, doors, furniture)
     floors: tuple[tuple[str, str], ...] = ()  # (room kind, floor material) of this building
+    walls: tuple[tuple[str, str], ...] = ()  # (room kind, wall material)
+    ceilings: tuple[tuple[str, str], ...] = ()  # (room kind, ceiling material)
+    facade: str = "render"  # the outside faces of outer walls
+    split: SplitLevel | None = None  # a raised part of a ground-storey room and its ramp
+    bays: tuple[Bay, ...] = ()  # bay windows (on every storey)
+
+    def floor_material(self, kind: str) -> str:
+        return dict(self.floors).get(kind, FLOOR_CHOICES[kind][0])
+
+    def wall_material(self, room: int) -> str:
+        """The material of wall faces towards `room` (-1: outside)."""
+        return self.facade if room < 0 else dict(self.walls).get(self.rooms[room].kind, "wall")
+
+    def ceiling_material(self, kind: str) -> str:
+        return dict(self.ceilings).get(kind, "ceiling")
 
     @property
     def size(self) -> tuple[float, float]:
@@ -106,13 +127,15 @@ class Layout:
         return self.wall_height + SLAB
 
     def storey(self, k: int) -> Layout:
-        """The plan of storey k: the ground storey also has the front door."""
+        """The plan of storey k: the ground storey also has the front door and the split
+        level."""
+        plan = self if k == 0 or self.split is None else dataclasses.replace(self, split=None)
         if k == 0 and self.entrance is not None:
-            return dataclasses.replace(self, doors=(*self.doors, self.entrance))
+            return dataclasses.replace(plan, doors=(*self.doors, self.entrance))
         if k == 1 and self.loft >= 0:
             doors = tuple(d for d in self.doors if self.loft not in d.rooms)
-            return dataclasses.replace(self, doors=doors, void=self.loft)
-        return self
+            return dataclasses.replace(plan, doors=doors, void=self.loft)
+        return plan
 
 
 def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout:
@@ -145,7 +168,7 @@ def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout
         _entrance(rng, labels, kinds),
         angled,
         loft,
-        floors=tuple((k, str(rng.choice(options))) for k, options in FLOOR_CHOICES.items()),
+        **draw_finishes(rng),
     )
 
 

@@ -1,9 +1,10 @@
 """The ground round the building: a paved terrace along the walls, a garden beyond it and
-a path from the front door, closed in by a hedge.
+a path (or, in some buildings, a ramp) to the front door, closed in by a hedge.
 
 The terrace and path lie TERRACE metres under the ground-floor floor and the garden
 GROUND metres under it, so the front door's threshold and the kerbs are steps an agent
-climbs (Habitat's agent climbs 0.2 m); the hedge is an obstacle.
+climbs (Habitat's agent climbs 0.2 m); a ramp climbs from the garden to the threshold
+instead, beside those steps; the hedge is an obstacle.
 """
 
 from __future__ import annotations
@@ -14,21 +15,27 @@ import numpy as np
 
 from batchsim.procgen.architecture import Surfaces, cut_all
 from batchsim.procgen.geometry import NO_BOTTOM, MeshBuilder
-from batchsim.procgen.layout import Layout, _rects
+from batchsim.procgen.layout import PATH_WIDTH, Layout, _rects
+from batchsim.procgen.ramps import entrance_ramp
 
 GROUND, TERRACE = 0.3, 0.15  # m under the floor: garden; terrace and path
 HEDGE = (0.2, 1.1)  # m: thickness (too thin to stand on), height
-PATH_WIDTH = 1.3  # m
+RAMP_SHARE = 0.4  # of buildings with a front door get a ramp up to it
 
 
 @dataclasses.dataclass(frozen=True)
 class Outdoor:
     terrace: float  # m of paving round the footprint's bounding box
     margin: float  # m from the bounding box to the hedge
+    ramp: bool = False  # a ramp from the garden to the front door instead of the path
 
 
-def make_outdoor(rng: np.random.Generator) -> Outdoor:
-    return Outdoor(float(rng.uniform(0.8, 1.2)), float(rng.uniform(1.4, 2.2)))
+def make_outdoor(rng: np.random.Generator, entrance: bool = True) -> Outdoor:
+    """The garden's sizes; with a ramp, a wider margin keeps it at 1:8.5 or gentler."""
+    terrace = float(rng.uniform(0.8, 1.2))
+    if entrance and rng.random() < RAMP_SHARE:
+        return Outdoor(terrace, float(rng.uniform(2.7, 3.4)), True)
+    return Outdoor(terrace, float(rng.uniform(1.4, 2.2)))
 
 
 def _quad(surfaces, material, rect, y) -> None:
@@ -61,7 +68,11 @@ def emit_outdoor(outdoor: Outdoor, layout: Layout, surfaces: Surfaces, builder: 
     if entrance is not None:  # the path: from the terrace to the hedge, kerbs on both sides
         mid = (entrance.start + entrance.end) / 2
         pz0, pz1 = mid - PATH_WIDTH / 2, mid + PATH_WIDTH / 2
-        builder.box("paving", (-m, -GROUND, pz0), (-t, -TERRACE, pz1), {"+y", "+z", "-z"})
+        if outdoor.ramp:  # from the garden at the hedge up to the threshold
+            x1 = -layout.wall_thickness / 2
+            entrance_ramp(builder, -m, x1, pz0, pz1, -GROUND, 0.0)
+        else:
+            builder.box("paving", (-m, -GROUND, pz0), (-t, -TERRACE, pz1), {"+y", "+z", "-z"})
     h, height = HEDGE
     for lo, hi in (
         ((-m - h, -GROUND, -m - h), (w + m + h, -GROUND + height, -m)),

@@ -116,6 +116,7 @@ class Piece:
     origin: tuple[float, float]  # world (x, z) of the local origin (back centre)
     seed: int  # details (book sizes) come from default_rng(seed)
     room: int = -1
+    y: float = 0.0  # the floor it stands on (a split level's platform), m
 
 
 def _shift(a: np.ndarray, dz: int, dx: int) -> np.ndarray:
@@ -172,9 +173,12 @@ class Occupancy:
         self.used = np.zeros(self.room.shape, bool)
         self.reserved = np.zeros(self.room.shape, bool)
         self.doorway = np.zeros(self.room.shape, bool)
+        self.raised = np.zeros(self.room.shape, bool)  # a split level's platform
         self.seeds: dict[int, list[tuple[int, int]]] = {i: [] for i in range(len(layout.rooms))}
-        for door in layout.doors:
-            self._add_door(door)
+        for door in (*layout.doors, *(bay.door() for bay in layout.bays)):
+            self._add_door(door)  # bays: kept clear like doorways, so they stay reachable
+        if layout.split is not None:
+            self._add_split(layout.split)
         zc, xc = ((np.arange(n) + 0.5) * FINE for n in self.room.shape)
         for c in layout.angled:  # the corner behind a diagonal wall (and the wall) is taken
             u = c.sx * (xc[None, :] - c.x) - layout.wall_thickness / 2
@@ -195,6 +199,31 @@ class Occupancy:
                 continue
             cell = (across, mid) if door.axis == 1 else (mid, across)
             self.seeds[room].append(cell)
+
+    def _add_split(self, split) -> None:
+        """The platform (raised), the ramp and its foot (kept clear), and the balustrades
+        (taken: the platform is reached over the ramp only)."""
+        self.raised[self._cells(split.platform)] = True
+        self.reserved[self._cells(split.ramp)] = True
+        self.reserved[self._cells(split.foot)] = True
+        for p0, p1 in split.rails:
+            for s in np.linspace(0.0, 1.0, 200):
+                x, z = p0[0] + s * (p1[0] - p0[0]), p0[2] + s * (p1[2] - p0[2])
+                self.used[int(z / FINE), int(x / FINE)] = True
+
+    @staticmethod
+    def _cells(rect) -> tuple[slice, slice]:
+        x0, z0, x1, z1 = rect
+        return (
+            slice(int(np.floor(z0 / FINE + 1e-6)), int(np.ceil(z1 / FINE - 1e-6))),
+            slice(int(np.floor(x0 / FINE + 1e-6)), int(np.ceil(x1 / FINE - 1e-6))),
+        )
+
+    def floor_height(self, lo, hi) -> float:
+        """The height of the floor under the world rectangle [lo, hi] (x, z)."""
+        split = self.layout.split
+        raised = self.raised[self._cells((*lo, *hi))]
+        return split.height if split is not None and raised.all() else 0.0
 
     def window(self, room: int) -> tuple[slice, slice]:
         """The room's bounding box in cells, plus a margin for its doorways."""
@@ -225,13 +254,17 @@ class Occupancy:
             seeds[z - zs.start, x - xs.start] = True
         return int(flood(open_, seeds).sum()) == int(open_.sum())
 
-    def try_take(self, room: int, lo, hi) -> bool:
-        """Takes the world rectangle [lo, hi] (x, z) if it fits and keeps the room whole."""
+    def try_take(self, room: int, lo, hi, raised_ok: bool = True) -> bool:
+        """Takes the world rectangle [lo, hi] (x, z) if it fits on one level (with
+        raised_ok, the split level's platform counts) and keeps the room whole."""
         x0, z0 = (int(np.floor(v / FINE + 1e-6)) for v in lo)
         x1, z1 = (int(np.ceil(v / FINE - 1e-6)) for v in hi)
         if x0 < 0 or z0 < 0 or z1 > self.room.shape[0] or x1 > self.room.shape[1]:
             return False
         window = (slice(z0, z1), slice(x0, x1))
+        raised = self.raised[window]
+        if raised.any() and not (raised_ok and raised.all()):
+            return False
         if (
             (self.room[window] != room).any()
             or self.used[window].any()
@@ -281,7 +314,7 @@ def _pillars(rng, layout, occupancy, room) -> list[Piece]:
         for x in np.arange(x0 + spacing / 2, x1 - 1.0, spacing):
             for z in np.arange(z0 + spacing / 2, z1 - 1.0, spacing):
                 lo, hi = (x - size / 2, z - size / 2), (x + size / 2, z + size / 2)
-                if occupancy.try_take(room, lo, hi):
+                if occupancy.try_take(room, lo, hi, raised_ok=False):  # pillars: floor to ceiling
                     pieces.append(Piece("pillar", size, size, 0, (x, z - size / 2), 0, room))
     return pieces
 
@@ -306,6 +339,7 @@ def furnish(layout: Layout, rng: np.random.Generator, density: float = 1.0) -> l
                 )
                 if occupancy.try_take(room.index, lo, hi):
                     seed = int(rng.integers(2**31))
-                    pieces.append(Piece(kind, width, depth, turns, origin, seed, room.index))
+                    y = occupancy.floor_height(lo, hi)
+                    pieces.append(Piece(kind, width, depth, turns, origin, seed, room.index, y))
                     break
     return pieces
