@@ -6,8 +6,8 @@ baselines, drawn as levels with their 95% CIs).
 
     python -m batchsim.train.curve runs/demo [--out runs/demo/curve.png]
 
-Several runs give one comparison instead: their validation success and SPL (val and, where
-logged, real buildings) against frames and wall time, a colour per run.
+Several runs give one comparison instead: their success and SPL (training episodes, val and,
+where logged, real buildings) against frames and wall time, a colour per run.
 
     python -m batchsim.train.curve runs/a runs/b --labels "generator v4" "generator v6" \
         --out compare.png
@@ -101,40 +101,42 @@ def _save(figure, plt, out: Path) -> Path:
 
 
 def plot_comparison(log_dirs: list, labels: list[str], out: str | Path) -> Path:
-    """Validation curves of several runs on one figure: val solid, real buildings dashed."""
+    """Several runs on one figure, a colour per run: training episodes (thin line), val
+    (circles) and real buildings (squares, dashed) against frames and wall time."""
     if len(labels) != len(log_dirs):
         raise ValueError(f"labels: expected one per run ({len(log_dirs)}), got {len(labels)}")
-    runs = [read_csv(Path(d) / "val.csv") for d in log_dirs]
-    for directory, val in zip(log_dirs, runs, strict=True):
-        if not val:
-            raise FileNotFoundError(f"{Path(directory) / 'val.csv'}: no validation to compare")
+    runs = []
+    for directory in map(Path, log_dirs):
+        train, val = read_csv(directory / "metrics.csv"), read_csv(directory / "val.csv")
+        if not train and not val:
+            raise FileNotFoundError(f"{directory}: no metrics.csv or val.csv to compare")
+        runs.append(
+            ((train, "", "train", "-"), (val, "", "val", "o-"), (val, "real_", "real", "s--"))
+        )
     plt = _pyplot()
     figure, axes = plt.subplots(2, 2, figsize=(10, 7), sharey="row")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for row, measure in enumerate(("success", "spl")):
         for col, (axis_index, label) in enumerate(((0, "frames"), (1, "wall time (s)"))):
             ax = axes[row][col]
-            for index, (val, name) in enumerate(zip(runs, labels, strict=True)):
-                colour = colours[index % len(colours)]
-                for column, where, style in (
-                    (measure, "val", "o-"),
-                    ("real_" + measure, "real", "s--"),
-                ):
-                    if column in val:
-                        points = val[column]
+            for index, (sources, name) in enumerate(zip(runs, labels, strict=True)):
+                for source, prefix, where, style in sources:
+                    points = source.get(prefix + measure)
+                    if points:
                         ax.plot(
                             [p[axis_index] for p in points],
                             [p[2] for p in points],
                             style,
-                            color=colour,
+                            color=colours[index % len(colours)],
+                            linewidth=0.8 if where == "train" else 1.5,
                             label=f"{name}: {where}",
                         )
             ax.set_xlabel(label)
             ax.set_ylabel("SPL" if measure == "spl" else "success")
             ax.set_ylim(0, 1)
             ax.grid(alpha=0.3)
-    axes[0][0].legend(loc="upper left", fontsize=8)
-    figure.suptitle("validation: " + " vs ".join(labels))
+    axes[0][0].legend(loc="upper left", fontsize=7)
+    figure.suptitle(" vs ".join(labels))
     return _save(figure, plt, Path(out))
 
 
