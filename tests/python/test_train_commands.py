@@ -104,7 +104,7 @@ def test_the_curve_module_compares_runs(run_dir, tmp_path, capsys):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
     with pytest.raises(ValueError, match="labels: expected one per run"):
         curve([str(run_dir), str(run_dir), "--labels", "a", "--out", str(out)])
-    with pytest.raises(FileNotFoundError, match="no metrics.csv or val.csv to compare"):
+    with pytest.raises(FileNotFoundError, match=r"no metrics\.csv or val\.csv to compare"):
         curve([str(run_dir), str(tmp_path), "--out", str(out)])
 
 

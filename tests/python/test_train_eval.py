@@ -59,3 +59,31 @@ def test_a_policy_agent_evaluates(val, cpu_context):
     policy = Policy("simple_cnn", 1, hidden=16, layers=1, rnn="gru")
     results = run_episodes(eval_sim(val, cpu_context), PolicyAgent(policy, config))
     assert len(results["spl"]) == len(load_pointnav(val).episodes)
+
+
+def test_the_eval_simulator_keeps_the_training_slots_and_needs_fewer_steps(three_scene_split):
+    """Three scenes resident run their episodes side by side: every episode still once, in
+    fewer simulator steps than one scene at a time."""
+    from batchsim.train.config import make_config
+    from batchsim.train.evaluate import eval_simulator
+
+    episodes = len(load_pointnav(three_scene_split))
+    steps = {}
+    for slots in (1, 3):
+        config = make_config(
+            "demo",
+            overrides=[
+                "device=cpu",
+                "resolution=16",
+                "max_episode_steps=20",
+                "num_threads=1",
+                f"scenes_resident={slots}",
+            ],
+        )
+        sim = eval_simulator(config, str(three_scene_split), 32)
+        results = run_episodes(sim, ForwardAgent())
+        assert sim.scenes_resident == slots  # known once reset has placed the slots
+        assert len(results["success"]) == episodes
+        steps[slots] = sim.stats()["steps"]
+        sim.close()
+    assert steps[3] < steps[1], steps

@@ -106,7 +106,10 @@ def summarize(results: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
 
 
 def eval_simulator(config: TrainConfig, split: str, num_envs: int | None = None, **options):
-    """An eval-mode Simulator over `split` that sees what the policy was trained on."""
+    """An eval-mode Simulator over `split` that sees what the policy was trained on. It keeps
+    the training's scenes_resident: with one scene at a time, a split of many scenes with few
+    episodes each would keep only those few environments busy."""
+    options.setdefault("scenes_resident", config.scenes_resident)
     return Simulator(
         config.load_split(split),
         num_envs or config.eval_envs,
