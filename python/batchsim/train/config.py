@@ -37,8 +37,8 @@ class TrainConfig:
     """Scenes in memory at once (K) per simulator (each pipelined half has its own)."""
     steps_per_scene: int = 2000
     """Steps before each scene slot moves on to its next scene (SimConfig.steps_per_scene;
-    more than max_episode_steps + 1): with K slots per simulator, N environments see about
-    2 K N / steps_per_scene new scenes per N steps."""
+    more than max_episode_steps + 1): the two pipelined halves' 2 K slots load about
+    2 K / steps_per_scene new scenes per step of all N environments."""
     pipeline: bool = True
     """Two half-batch simulators, one simulating while the policy acts for the other."""
     num_threads: int = 0
@@ -201,8 +201,8 @@ class TrainConfig:
 
 # The GPU presets' recipe. Policy inference is launch-bound on an H100: a rollout step
 # costs the same ~6 ms at N = 1,024 and 4,096, so N = 4,096 gives 4x the frames per second
-# for the same number of updates (benchmarks/RESULTS.md, "Training recipe"). 16 slots per
-# half moving on every 600 steps let a rollout see 32 scenes and 10M frames ~130 new ones.
+# for the same number of updates (benchmarks/RESULTS.md, "the recipe's batch size"). 16 slots
+# per half moving on every 600 steps let a rollout see 32 scenes and 10M frames ~130 new ones.
 GPU_RECIPE = {"num_envs": 4096, "scenes_resident": 16, "steps_per_scene": 600}
 
 PRESETS = {

@@ -88,7 +88,7 @@ class Trainer:
         self.updates = 0
         self.frames = 0
         self.wall_s = 0.0  # seconds spent in train_step, over resumes
-        self.scene_loads = 0  # scenes the training simulators loaded, over resumes
+        self.scene_loads = 0  # scenes this rank's simulators loaded, over resumes
         self._loads_counted = 0  # of those, the ones today's simulators loaded
         self.episodes = collections.deque(maxlen=max(100, config.num_envs))
         if checkpoint is not None:
@@ -153,6 +153,7 @@ class Trainer:
             "torch_rng": torch.get_rng_state(),
             "cuda_rng": cuda,
             "episodes": list(self.episodes),
+            "scene_loads": self.scene_loads,
         }
         return {
             "policy": self.policy.state_dict(),
@@ -161,7 +162,6 @@ class Trainer:
             "updates": self.updates,
             "frames": self.frames,
             "wall_s": self.wall_s,
-            "scene_loads": self.scene_loads,
             "ranks": distributed.gather(rank),
         }
 
@@ -177,8 +177,8 @@ class Trainer:
             self.scaler.load_state_dict(state["scaler"])
         self.updates, self.frames = state["updates"], state["frames"]
         self.wall_s = state["wall_s"]
-        self.scene_loads = state.get("scene_loads", 0)  # absent before it was counted
         rank = state["ranks"][self.rank]
+        self.scene_loads = rank.get("scene_loads", 0)  # each rank's own; absent in old files
         self.episodes.extend(tuple(e) for e in rank["episodes"])
         torch.set_rng_state(rank["torch_rng"])
         if rank["cuda_rng"] is not None and self.device.type == "cuda":
