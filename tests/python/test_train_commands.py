@@ -108,6 +108,18 @@ def test_the_curve_module_compares_runs(run_dir, tmp_path, capsys):
         curve([str(run_dir), str(tmp_path), "--out", str(out)])
 
 
+def test_the_curve_module_plots_training_columns_per_update(run_dir, tmp_path):
+    pytest.importorskip("matplotlib")
+    from batchsim.train.curve import main as curve
+
+    out = tmp_path / "early.png"
+    args = [str(run_dir), "--columns", "stop_fraction", "entropy", "--updates", "2"]
+    assert curve([*args, "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+    with pytest.raises(ValueError, match=r"no columns \['colour'\]"):
+        curve([str(run_dir), "--columns", "colour", "--out", str(out)])
+
+
 def test_validation_on_real_buildings_adds_real_columns(splits, tmp_path):
     if not Path(os.environ.get("BATCHSIM_ASSIMP_MODELS", "/usr/share/assimp/models")).is_dir():
         pytest.skip("assimp-testmodels not installed")

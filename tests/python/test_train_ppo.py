@@ -136,3 +136,29 @@ def test_ppo_update_favours_rewarded_actions():
         stats = update(policy, optimizer, storage, settings)
     assert all(math.isfinite(v) for v in stats.values())
     assert forward_probability() > before + 0.1
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_advantages_keep_their_scale_unless_normalised(normalize):
+    """Ten times the rewards give ten times the policy loss with raw advantages, and the same
+    loss with standardised ones (one full-batch step at lr 0, so both see the same policy)."""
+    losses = []
+    for scale in (1.0, 10.0):
+        torch.manual_seed(3)
+        steps, n = 4, 6
+        policy = Policy("simple_cnn", in_channels=1, hidden=16, layers=1, rnn="gru")
+        shapes = {"depth": ((1, 16, 16), torch.float32), POINTGOAL: ((2,), torch.float32)}
+        storage = RolloutStorage(steps, n, shapes, (1, n, 16), "cpu")
+        storage.obs["depth"].uniform_(0, 5)
+        storage.obs[POINTGOAL].uniform_(0, 3)
+        storage.masks.fill_(1.0)
+        storage.actions.copy_(torch.randint(0, 4, (steps, n)))
+        storage.log_probs.fill_(math.log(0.25))
+        storage.rewards.copy_(scale * (torch.rand(steps, n) - 0.3))
+        storage.compute_returns(torch.zeros(n), gamma=0.0, lam=0.0)
+        settings = PPOSettings(minibatches=1, entropy_coef=0.0, normalize_advantage=normalize)
+        optimizer = torch.optim.SGD(policy.parameters(), lr=0.0)
+        losses.append(update(policy, optimizer, storage, settings)["policy_loss"])
+    assert losses[0] != pytest.approx(0.0, abs=1e-4)
+    # rel 1e-3: standardising adds 1e-5 to the std, which differs between the two scales.
+    assert losses[1] / losses[0] == pytest.approx(1.0 if normalize else 10.0, rel=1e-3)

@@ -132,3 +132,33 @@ def test_scene_loads_count_the_slots_rotation_and_survive_a_resume(three_scene_s
 def test_steps_per_scene_must_outlast_an_episode():
     with pytest.raises(ValueError, match="steps_per_scene: expected more than"):
         make_config("demo", overrides=["max_episode_steps=150", "steps_per_scene=151"])
+
+
+@pytest.mark.parametrize("plain_lr", [None, 3e-4])
+def test_lamb_steps_its_plain_group_at_the_unscaled_rate(split, plain_lr):
+    """The trust-ratio group runs at the square-root-scaled rate, the plain-Adam group
+    (biases, scalars, heads) at plain_lr or base_lr, both along the same schedule."""
+    overrides = [
+        f"dataset={split}",
+        "num_envs=4",
+        "resolution=16",
+        "rollout_steps=8",
+        "hidden_size=32",
+        "device=cpu",
+        "num_threads=1",
+        "optimizer=lamb",
+        "base_lr=1e-4",
+        "warmup_updates=4",
+    ]
+    if plain_lr is not None:
+        overrides.append(f"plain_lr={plain_lr}")
+    trainer = Trainer(make_config("demo", overrides=overrides))
+    stats = trainer.train_step()
+    trust, plain = trainer.optimizer.param_groups
+    assert plain["trust"] is False
+    scaled = 1e-4 * math.sqrt(4 * 8 / 2 / 256)  # 16 frames per minibatch
+    assert trust["lr"] == pytest.approx(scaled / 4) == pytest.approx(stats["lr"])
+    assert plain["lr"] == pytest.approx((plain_lr or 1e-4) / 4)
+    trainer.close()
+    with pytest.raises(ValueError, match=r"plain_lr: expected None or > 0, got -1\.0"):
+        make_config("demo", overrides=["plain_lr=-1"])

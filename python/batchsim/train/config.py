@@ -63,10 +63,19 @@ class TrainConfig:
     """Weight of the entropy bonus."""
     max_grad_norm: float = 1.0
     """Gradient norm clip."""
+    normalize_advantage: bool = False
+    """Standardise each rollout's advantages (mean 0, std 1) before the policy loss. Off, as
+    in Habitat's DD-PPO and bps-nav: standardising blows the early, tiny advantages up to
+    unit size, and the policy collapsed onto STOP on generator v6 (benchmarks/RESULTS.md)."""
     optimizer: str = "lamb"
     """"lamb" or "adam"."""
     base_lr: float = 2.5e-4
     """Learning rate at 256 frames per minibatch; scaled by sqrt(frames per minibatch / 256)."""
+    plain_lr: float | None = None
+    """LAMB only: the rate of the parameters it steps as plain Adam, without the trust ratio
+    (biases, scalars, the actor and critic heads); None: base_lr, unscaled. Adam moves each
+    element by about the rate, so a 512-wide actor at the scaled 4e-3 shifts its logits by
+    ~1 per step and collapses onto STOP within 30 updates (benchmarks/RESULTS.md)."""
     warmup_updates: int = 50
     """Linear learning-rate warm-up, in updates; a cosine decay to zero follows."""
     encoder: str = "se_resnet9"
@@ -157,6 +166,8 @@ class TrainConfig:
             )
         self.training_task()  # each checks its own randomisation fields
         self.sensor_noise()
+        if self.plain_lr is not None and not self.plain_lr > 0:
+            raise ValueError(f"plain_lr: expected None or > 0, got {self.plain_lr}")
         if self.minibatches > self.num_envs:
             raise ValueError(
                 f"minibatches: expected at most num_envs ({self.num_envs}), got {self.minibatches}"
@@ -233,8 +244,13 @@ PRESETS = {
 }
 
 
-def _coerce(current, text: str):
-    """`text` as the type of the field's current value."""
+_OPTIONAL_NUMBERS = {"float | None": float, "int | None": int}
+
+
+def _coerce(current, text: str, declared: str = ""):
+    """`text` as the type of the field's current value (or, for None, its declared type)."""
+    if current is None and declared in _OPTIONAL_NUMBERS and text.lower() != "none":
+        return _OPTIONAL_NUMBERS[declared](text)
     if isinstance(current, bool):
         return text.lower() in ("1", "true", "yes")
     if isinstance(current, tuple):
@@ -253,7 +269,8 @@ def make_config(
     if preset not in PRESETS:
         raise ValueError(f"preset: expected one of {sorted(PRESETS)}, got {preset!r}")
     config = dataclasses.replace(TrainConfig(), **PRESETS[preset])
-    names = {f.name for f in dataclasses.fields(TrainConfig)}
+    declared = {f.name: str(f.type) for f in dataclasses.fields(TrainConfig)}
+    names = set(declared)
     if file is not None:
         values = json.loads(Path(file).read_text())
         unknown = sorted(set(values) - names)
@@ -267,6 +284,8 @@ def make_config(
             raise ValueError(
                 f"override: expected field=value with a field of TrainConfig, got {item!r}"
             )
-        config = dataclasses.replace(config, **{key: _coerce(getattr(config, key), value)})
+        config = dataclasses.replace(
+            config, **{key: _coerce(getattr(config, key), value, declared[key])}
+        )
     config.validate()
     return config

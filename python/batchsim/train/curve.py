@@ -11,6 +11,11 @@ where logged, real buildings) against frames and wall time, a colour per run.
 
     python -m batchsim.train.curve runs/a runs/b --labels "generator v4" "generator v6" \
         --out compare.png
+
+Any other columns of the runs' metrics.csv, a panel each, against the update:
+
+    python -m batchsim.train.curve runs/a runs/b --columns stop_fraction entropy \
+        --updates 300 --out early.png
 """
 
 from __future__ import annotations
@@ -140,6 +145,34 @@ def plot_comparison(log_dirs: list, labels: list[str], out: str | Path) -> Path:
     return _save(figure, plt, Path(out))
 
 
+def plot_columns(
+    log_dirs: list, labels: list[str], columns: list[str], out: str | Path, updates: int = 0
+) -> Path:
+    """metrics.csv `columns` of several runs against the update (the first `updates`; 0:
+    all), a panel per column, a colour per run."""
+    if len(labels) != len(log_dirs):
+        raise ValueError(f"labels: expected one per run ({len(log_dirs)}), got {len(labels)}")
+    tables = []
+    for directory in map(Path, log_dirs):
+        with (directory / "metrics.csv").open() as f:
+            rows = list(csv.DictReader(f))
+        missing = [c for c in columns if rows and c not in rows[0]]
+        if not rows or missing:
+            raise ValueError(f"{directory / 'metrics.csv'}: no rows, or no columns {missing}")
+        tables.append(rows[:updates] if updates else rows)
+    plt = _pyplot()
+    figure, axes = plt.subplots(1, len(columns), figsize=(5 * len(columns), 4), squeeze=False)
+    for ax, column in zip(axes[0], columns, strict=True):
+        for rows, name in zip(tables, labels, strict=True):
+            x = [int(r["update"]) for r in rows if r[column] != ""]
+            ax.plot(x, [float(r[column]) for r in rows if r[column] != ""], label=name)
+        ax.set_xlabel("update")
+        ax.set_ylabel(column)
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    return _save(figure, plt, Path(out))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("log_dir", nargs="+", help="one run, or several to compare")
@@ -147,13 +180,20 @@ def main(argv: list[str] | None = None) -> int:
         "--labels", nargs="+", help="names of the compared runs (default: their folders)"
     )
     parser.add_argument("--out", help="PNG path (default LOG_DIR/curve.png; required to compare)")
+    parser.add_argument("--columns", nargs="+", help="metrics.csv columns to plot per update")
+    parser.add_argument("--updates", type=int, default=0, help="with --columns: the first N")
     args = parser.parse_args(argv)
+    labels = args.labels or [Path(d).name for d in args.log_dir]
+    if args.columns:
+        if args.out is None:
+            parser.error("--columns needs --out")
+        print(f"wrote {plot_columns(args.log_dir, labels, args.columns, args.out, args.updates)}")
+        return 0
     if len(args.log_dir) == 1:
         print(f"wrote {plot_learning_curve(args.log_dir[0], args.out)}")
         return 0
     if args.out is None:
         parser.error("comparing runs needs --out")
-    labels = args.labels or [Path(d).name for d in args.log_dir]
     print(f"wrote {plot_comparison(args.log_dir, labels, args.out)}")
     return 0
 

@@ -22,6 +22,7 @@ class PPOSettings:
     value_coef: float = 0.5
     entropy_coef: float = 0.01
     max_grad_norm: float = 1.0
+    normalize_advantage: bool = False
     max_depth: float = 10.0
     depth_bins: int = 0
     autocast_dtype: torch.dtype | None = None  # bf16 / fp16 on CUDA, None: full precision
@@ -52,7 +53,8 @@ def update(
     policy: Policy, optimizer, storage: RolloutStorage, s: PPOSettings, scaler=None
 ) -> dict[str, float]:
     advantages = storage.advantages
-    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-5)
+    if s.normalize_advantage:
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-5)
     totals = {
         "policy_loss": 0.0,
         "value_loss": 0.0,

@@ -64,6 +64,7 @@ class Trainer:
         self.trained_policy = distributed.wrap(self.policy, self.device)
         frames_per_minibatch = config.frames_per_update // config.minibatches
         self.lr = scaled_lr(config.base_lr, frames_per_minibatch)
+        self.plain_lr = config.plain_lr or config.base_lr
         if config.optimizer == "lamb":
             self.optimizer = Lamb(lamb_groups(self.policy, ("actor", "critic")), lr=self.lr)
         else:
@@ -75,6 +76,7 @@ class Trainer:
             value_coef=config.value_coef,
             entropy_coef=config.entropy_coef,
             max_grad_norm=config.max_grad_norm,
+            normalize_advantage=config.normalize_advantage,
             max_depth=config.max_depth,
             depth_bins=config.depth_bins,
             autocast_dtype=_autocast_dtype(config, self.device),
@@ -260,7 +262,7 @@ class Trainer:
         config = self.config
         factor = lr_factor(self.updates, self.total_updates, config.warmup_updates)
         for group in self.optimizer.param_groups:
-            group["lr"] = self.lr * factor
+            group["lr"] = (self.lr if group.get("trust", True) else self.plain_lr) * factor
         self.timing = {"inference_s": 0.0, "sim_wait_s": 0.0}
         started = time.perf_counter()
         self.collect()
