@@ -120,6 +120,63 @@ def test_the_curve_module_plots_training_columns_per_update(run_dir, tmp_path):
         curve([str(run_dir), "--columns", "colour", "--out", str(out)])
 
 
+def _two_nodes(node_dirs: list[Path], train, total_frames: int, resume: bool, port: int):
+    """Two single-process torchrun "nodes" on this machine, each with its own log_dir as if
+    on separate filesystems; returns their completed processes."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    processes = []
+    for node, log_dir in enumerate(node_dirs):
+        command = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nnodes=2",
+            f"--node-rank={node}",
+            "--nproc-per-node=1",
+            "--master-addr=127.0.0.1",
+            f"--master-port={port}",
+            "-m",
+            "batchsim",
+            "train",
+            "--preset",
+            "demo",
+            "--quiet",
+            *(["--resume"] if resume else []),
+            f"dataset={train}",
+            *TINY,
+            f"total_frames={total_frames}",
+            f"log_dir={log_dir}",
+        ]
+        processes.append(
+            subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        )
+    results = []
+    try:
+        for process in processes:
+            out, err = process.communicate(timeout=300)
+            results.append((process.returncode, out.decode(), err.decode()))
+    finally:  # a hung rendezvous must not outlive the test
+        for process in processes:
+            process.kill()
+    return results
+
+
+def test_two_nodes_train_and_resume_from_rank_zeros_checkpoint(splits, tmp_path):
+    """Multi-node under torchrun's static rendezvous: node 1 has no copy of the checkpoint,
+    so resuming must hand it rank 0's (before, node 1 started afresh and the run hung)."""
+    train, _ = splits
+    node_dirs = [tmp_path / "node0", tmp_path / "node1"]
+    for resume, frames in ((False, 64), (True, 128)):
+        results = _two_nodes(node_dirs, train, frames, resume, port=29533)
+        for code, _, err in results:
+            assert code == 0, err[-3000:]
+        assert f"trained {frames} frames in {frames // 64} updates" in results[0][1]
+    log = (node_dirs[0] / "metrics.csv").read_text().splitlines()
+    assert [line.split(",")[1] for line in log] == ["frames", "64", "128"]
+    assert read_checkpoint(node_dirs[0])["frames"] == 128
+    assert not (node_dirs[1] / "checkpoint.pt").exists()  # rank 0 alone writes
+
+
 def test_validation_on_real_buildings_adds_real_columns(splits, tmp_path):
     if not Path(os.environ.get("BATCHSIM_ASSIMP_MODELS", "/usr/share/assimp/models")).is_dir():
         pytest.skip("assimp-testmodels not installed")

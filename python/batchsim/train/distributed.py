@@ -73,6 +73,18 @@ def aggregate(stats: dict, episodes: dict, device: torch.device) -> dict:
     return out
 
 
+def from_rank_zero(load, device: str | None = None):
+    """`load()` run on rank 0 alone, its result on every rank (pickled over the process
+    group): a file that only rank 0's node holds, such as a multi-node run's checkpoint when
+    log_dir is not on a shared filesystem. One process: `load()` itself."""
+    rank, world = rank_and_world(device)
+    if world <= 1:
+        return load()
+    box = [load() if rank == 0 else None]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
 def barrier() -> None:
     if active():
         dist.barrier()

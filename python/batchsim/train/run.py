@@ -127,7 +127,9 @@ def train(
     started = time.perf_counter()
     log_dir = Path(config.log_dir)
     path = log_dir / CHECKPOINT
-    checkpoint = read_checkpoint(path) if resume and path.exists() else None
+    checkpoint = distributed.from_rank_zero(
+        lambda: read_checkpoint(path) if resume and path.exists() else None, config.device
+    )
     trainer = Trainer(config, checkpoint)
     main_rank = trainer.rank == 0
     if main_rank:
