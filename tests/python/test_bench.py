@@ -131,7 +131,7 @@ def test_bench_env_records_the_env_and_the_simulator(procgen_dataset, tmp_path):
     folder, _ = procgen_dataset
     args = [
         "--envs", "2", "--resolution", "16", "--steps", "2", "--runs", "2", "--warmup", "1",
-        "--threads", "1", "--scenes-resident", "1", "--data", folder,
+        "--threads", "1", "--scenes-resident", "1", "--data", folder, "--profile",
         "--out", tmp_path / "env.json", "--plot", tmp_path / "env.png",
     ]  # fmt: skip
     result = batchsim("bench", "env", *args)
@@ -143,6 +143,13 @@ def test_bench_env_records_the_env_and_the_simulator(procgen_dataset, tmp_path):
         check_spread(figures, "frames_per_s")
         low, high = figures["spread"]["step_ms"]
         assert 0 < low <= high
+    profile = record["results"][0]["env_profile"]
+    assert 0 < len(profile) <= 15
+    own = [row["own_us_per_step"] for row in profile]
+    assert own == sorted(own, reverse=True) and own[0] > 0
+    for row in profile:
+        assert row["calls_per_step"] > 0
+        assert row["cumulative_us_per_step"] >= row["own_us_per_step"] * (1 - 1e-9)
     assert (tmp_path / "env.png").read_bytes().startswith(PNG_MAGIC)
 
 

@@ -124,6 +124,33 @@ def staging_wait(env):
     return lambda: getattr(staging, "last_wait_seconds", 0.0)
 
 
+def profile_steps(step, actions, top: int = 15) -> list[dict]:
+    """cProfile of step(row) over the rows of `actions`: the `top` functions by their own
+    time, per step. A wait for the GPU shows as the own time of the call that waits (a
+    tensor's .cpu(), an event's synchronize)."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for row in actions:
+        step(row)
+    profiler.disable()
+    steps = len(actions)
+    rows = [
+        {
+            "function": f"{Path(file).name}:{line}({name})",
+            "calls_per_step": calls / steps,
+            "own_us_per_step": own / steps * 1e6,
+            "cumulative_us_per_step": cumulative / steps * 1e6,
+        }
+        for (file, line, name), (_, calls, own, cumulative, _) in pstats.Stats(
+            profiler
+        ).stats.items()
+    ]
+    return sorted(rows, key=lambda r: -r["own_us_per_step"])[:top]
+
+
 def simulator_step(sim):
     def step(row: np.ndarray) -> None:
         np.copyto(sim.actions, row)
@@ -166,6 +193,9 @@ def measure(dataset, context, n: int, args) -> dict:
         result["env"]["frames_per_s"] / result["simulator"]["frames_per_s"]
     )
     result["overhead_below_goal"] = result["env"]["overhead_pct"] < GOAL_OVERHEAD_PCT
+    if args.profile:  # after the timed runs, so that it slows none of them
+        result["env_profile"] = profile_steps(env_step(env), env_actions[0])
+        sync()
     result["stats"] = env.sim.stats()
     env.close()
     print(_summary(result), file=sys.stderr)
@@ -202,6 +232,11 @@ def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
         "--host-actions",
         action="store_true",
         help="hand the env numpy actions (no device-to-host copy, which waits for the GPU)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="add env_profile: one more env run under cProfile, the top functions per step",
     )
     parser.add_argument("--data", type=Path, help=data.DATA_HELP)
     return report.parse_sweep_args(parser, argv)
