@@ -53,7 +53,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from batchsim._staging import Staging
-from batchsim.actions import ACTIONS, check_actions
+from batchsim.actions import ACTIONS
 from batchsim.datasets import PointNavDataset
 from batchsim.options import RenderOptions
 from batchsim.sensor_noise import SensorNoise, SensorRandomizer
@@ -214,7 +214,11 @@ class BatchNavEnv(gym.vector.VectorEnv):
         self._require_open()
         if self.sim.stepping:
             raise RuntimeError("step_async() while a step is running: call step_wait() first")
-        self.sim.step_async(check_actions(actions, self.num_envs))
+        if actions is None:  # the Simulator would step its own outputs.actions instead
+            raise ValueError(
+                f"actions: expected an integer array of shape [{self.num_envs}], got NoneType"
+            )
+        self.sim.step_async(actions)  # it checks them, once
 
     def step_wait(self, **kwargs):
         self._require_open()

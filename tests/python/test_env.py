@@ -174,6 +174,7 @@ def test_actions_are_checked_at_the_boundary(dataset, shared_context):
         (np.array([1, 4, 1]), r"actions\[1\] is 4; expected 0 \(STOP\)"),
         (np.array([-1, 1, 1]), r"actions\[0\] is -1"),
         ("forward", r"expected an integer array of shape \[3\], got str"),
+        (None, r"expected an integer array of shape \[3\], got NoneType"),
     ]
     for actions, message in cases:
         with pytest.raises(ValueError, match=message):
