@@ -120,33 +120,26 @@ def test_the_curve_module_plots_training_columns_per_update(run_dir, tmp_path):
         curve([str(run_dir), "--columns", "colour", "--out", str(out)])
 
 
+def torchrun_train(
+    placement: list[str], rendezvous: list[str], flags: list[str], overrides: list[str]
+) -> list[str]:
+    """The command line of `batchsim train --preset demo --quiet` under torchrun."""
+    torchrun = [sys.executable, "-m", "torch.distributed.run", *placement, *rendezvous]
+    return [*torchrun, "-m", "batchsim", "train", "--preset", "demo", "--quiet", *flags, *overrides]
+
+
 def _two_nodes(node_dirs: list[Path], train, total_frames: int, resume: bool, port: int):
     """Two single-process torchrun "nodes" on this machine, each with its own log_dir as if
     on separate filesystems; returns their completed processes."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     processes = []
     for node, log_dir in enumerate(node_dirs):
-        command = [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            "--nnodes=2",
-            f"--node-rank={node}",
-            "--nproc-per-node=1",
-            "--master-addr=127.0.0.1",
-            f"--master-port={port}",
-            "-m",
-            "batchsim",
-            "train",
-            "--preset",
-            "demo",
-            "--quiet",
-            *(["--resume"] if resume else []),
-            f"dataset={train}",
-            *TINY,
-            f"total_frames={total_frames}",
-            f"log_dir={log_dir}",
-        ]
+        command = torchrun_train(
+            ["--nnodes=2", f"--node-rank={node}", "--nproc-per-node=1"],
+            ["--master-addr=127.0.0.1", f"--master-port={port}"],
+            ["--resume"] if resume else [],
+            [f"dataset={train}", *TINY, f"total_frames={total_frames}", f"log_dir={log_dir}"],
+        )
         processes.append(
             subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         )
@@ -202,25 +195,12 @@ def test_torchrun_two_ranks_train_together(splits, tmp_path):
     train, _ = splits
     log_dir = tmp_path / "ddp"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    command = [
-        sys.executable,
-        "-m",
-        "torch.distributed.run",
-        "--nproc-per-node",
-        "2",
-        "--master-port",
-        "29517",
-        "-m",
-        "batchsim",
-        "train",
-        "--preset",
-        "demo",
-        "--quiet",
-        f"dataset={train}",
-        *TINY,
-        "total_frames=128",
-        f"log_dir={log_dir}",
-    ]
+    command = torchrun_train(
+        ["--nproc-per-node=2", "--master-port=29517"],
+        [],
+        [],
+        [f"dataset={train}", *TINY, "total_frames=128", f"log_dir={log_dir}"],
+    )
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "trained 128 frames in 2 updates" in result.stdout

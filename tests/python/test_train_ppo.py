@@ -104,18 +104,25 @@ def test_gae_matches_a_plain_loop():
     torch.testing.assert_close(storage.returns, storage.advantages + storage.values[:4])
 
 
-def test_ppo_update_favours_rewarded_actions():
-    torch.manual_seed(2)
-    steps, n = 8, 16
-    policy = Policy("simple_cnn", in_channels=1, hidden=32, layers=1, rnn="gru")
-    optimizer = torch.optim.Adam(policy.parameters(), lr=3e-3)
-    shapes = {"depth": ((1, 32, 32), torch.float32), POINTGOAL: ((2,), torch.float32)}
-    storage = RolloutStorage(steps, n, shapes, (1, n, 32), "cpu")
+def random_rollout(steps: int, n: int, size: int) -> RolloutStorage:
+    """A rollout of random depth views, goals and uniformly drawn actions, with the
+    log-probabilities of a uniform policy; rewards and returns are the caller's."""
+    shapes = {"depth": ((1, size, size), torch.float32), POINTGOAL: ((2,), torch.float32)}
+    storage = RolloutStorage(steps, n, shapes, (1, n, size), "cpu")
     storage.obs["depth"].uniform_(0, 5)
     storage.obs[POINTGOAL].uniform_(0, 3)
     storage.masks.fill_(1.0)
     storage.actions.copy_(torch.randint(0, 4, (steps, n)))
     storage.log_probs.fill_(math.log(0.25))
+    return storage
+
+
+def test_ppo_update_favours_rewarded_actions():
+    torch.manual_seed(2)
+    steps, n = 8, 16
+    policy = Policy("simple_cnn", in_channels=1, hidden=32, layers=1, rnn="gru")
+    optimizer = torch.optim.Adam(policy.parameters(), lr=3e-3)
+    storage = random_rollout(steps, n, size=32)
     storage.rewards.copy_((storage.actions == 1).float())  # MOVE_FORWARD pays
     storage.compute_returns(torch.zeros(n), gamma=0.0, lam=0.0)
     settings = PPOSettings(epochs=4, minibatches=2, entropy_coef=0.0)
@@ -147,13 +154,7 @@ def test_advantages_keep_their_scale_unless_normalised(normalize):
         torch.manual_seed(3)
         steps, n = 4, 6
         policy = Policy("simple_cnn", in_channels=1, hidden=16, layers=1, rnn="gru")
-        shapes = {"depth": ((1, 16, 16), torch.float32), POINTGOAL: ((2,), torch.float32)}
-        storage = RolloutStorage(steps, n, shapes, (1, n, 16), "cpu")
-        storage.obs["depth"].uniform_(0, 5)
-        storage.obs[POINTGOAL].uniform_(0, 3)
-        storage.masks.fill_(1.0)
-        storage.actions.copy_(torch.randint(0, 4, (steps, n)))
-        storage.log_probs.fill_(math.log(0.25))
+        storage = random_rollout(steps, n, size=16)
         storage.rewards.copy_(scale * (torch.rand(steps, n) - 0.3))
         storage.compute_returns(torch.zeros(n), gamma=0.0, lam=0.0)
         settings = PPOSettings(minibatches=1, entropy_coef=0.0, normalize_advantage=normalize)
