@@ -41,11 +41,12 @@ class Lamb(torch.optim.Optimizer):
         for group in self.param_groups:
             params = [p for p in group["params"] if p.grad is not None]
             if params:
-                states = [self._state(p) for p in params]
+                states = [self._advance_state(p) for p in params]
                 (self._step_foreach if self.foreach else self._step_each)(group, params, states)
         return loss
 
-    def _state(self, p: torch.Tensor) -> dict:
+    def _advance_state(self, p: torch.Tensor) -> dict:
+        """p's moments (zeros at first) with its step count raised by one."""
         state = self.state[p]
         if not state:
             state["step"] = 0
