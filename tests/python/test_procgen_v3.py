@@ -190,7 +190,7 @@ def test_wall_and_ceiling_materials_vary_by_building_and_room_kind():
 
 
 def test_generator_v6_same_seed_same_bytes_within_budget():
-    assert GENERATOR_VERSION == 6
+    assert GENERATOR_VERSION >= 6  # 7 changed which episodes a scene keeps, not its bytes
     seed, kind = SPLIT[0]
     a = generate_scene(seed, kind, 150_000)
     assert a.layout.split is not None and a.layout.bays and a.outdoor.ramp

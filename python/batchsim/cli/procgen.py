@@ -28,6 +28,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "--max-geodesic", type=float, default=defaults.max_geodesic, help="episode metres"
     )
     cmd.add_argument(
+        "--outdoor-episode-share",
+        type=float,
+        default=defaults.outdoor_episode_share,
+        help="share of episodes starting or ending in the garden (default %(default)s)",
+    )
+    cmd.add_argument(
         "--workers",
         type=int,
         default=None,
@@ -52,6 +58,7 @@ def _procgen(args: argparse.Namespace) -> int:
         triangle_budget=args.triangle_budget,
         min_geodesic=args.min_geodesic,
         max_geodesic=args.max_geodesic,
+        outdoor_episode_share=args.outdoor_episode_share,
     )
     manifest = None if args.force else current_manifest(args.out, config)
     if manifest is None:

@@ -29,6 +29,7 @@ from batchsim import _core
 from batchsim._files import write_bytes_atomically
 from batchsim._progress import progress
 from batchsim.errors import InvalidArgumentError
+from batchsim.procgen.episode_mix import mix_episodes, outdoors, touches_garden
 
 SCENE_DIR = Path("scene_datasets/procgen")
 SCENE_ID_PREFIX = "data/scene_datasets/procgen/"
@@ -36,9 +37,10 @@ SCENE_ID_PREFIX = "data/scene_datasets/procgen/"
 # scene format version 2, which adds the BVH; 3: no timings in manifest.json; 4: packed scene
 # format version 3, which adds vertex colours; 5: generator v2: storeys and stairs, the
 # garden outside, wider ranges; 6: split levels and entrance ramps, bay windows, wall and
-# ceiling materials per room kind). The manifest also records the packed scene
+# ceiling materials per room kind; 7: most episodes indoors, DatasetConfig.outdoor_episode_share).
+# The manifest also records the packed scene
 # version, so a new format rebuilds cached datasets without a bump here.
-GENERATOR_VERSION = 6
+GENERATOR_VERSION = 7
 TIMING_KEYS = ("generate_seconds", "seconds")
 """build_scene_files' statistics that vary from run to run: returned, never written."""
 
@@ -61,6 +63,9 @@ class DatasetConfig:
     """Shortest start-goal geodesic distance of an episode, metres (Habitat: 1)."""
     max_geodesic: float = 30.0
     """Longest start-goal geodesic distance, metres (Habitat: 30; short for quick demos)."""
+    outdoor_episode_share: float = 0.1
+    """Share of a scene's episodes that start or end in the garden; the others start and end
+    inside, as in scanned homes (procgen/episode_mix.py says why)."""
 
     def validate(self) -> None:
         if self.num_scenes < 3:
@@ -75,6 +80,10 @@ class DatasetConfig:
             raise InvalidArgumentError(
                 "expected 0 <= min_geodesic < max_geodesic, got "
                 f"{self.min_geodesic} and {self.max_geodesic}"
+            )
+        if not 0 <= self.outdoor_episode_share <= 1:
+            raise InvalidArgumentError(
+                f"outdoor_episode_share must be in [0, 1], got {self.outdoor_episode_share}"
             )
         if len(self.split_fractions) != 3 or min(self.split_fractions) < 0:
             raise InvalidArgumentError(
@@ -168,13 +177,19 @@ def build_one_scene(out: Path, config: DatasetConfig, index: int, seed: int) -> 
     name, kind = scene_name(config, index)
     stats = build_scene_files(seed, out / SCENE_DIR, name, kind, config.triangle_budget)
     navmesh = Scene.load(out / SCENE_DIR / f"{name}.bsscene").navmesh()
-    episodes = generate_episodes(
-        navmesh,
-        SCENE_ID_PREFIX + f"{name}.glb",
-        config.episodes_per_scene,
-        seed,
-        closest_dist_limit=config.min_geodesic,
-        furthest_dist_limit=config.max_geodesic,
+
+    def generate(count: int) -> list:
+        return generate_episodes(
+            navmesh,
+            SCENE_ID_PREFIX + f"{name}.glb",
+            count,
+            seed,
+            closest_dist_limit=config.min_geodesic,
+            furthest_dist_limit=config.max_geodesic,
+        )
+
+    episodes = mix_episodes(
+        generate, config.episodes_per_scene, stats["footprint_m"], config.outdoor_episode_share
     )
     timings = {k: stats.pop(k) for k in TIMING_KEYS}
     stats = {**_plain(stats), **episode_statistics(episodes, stats)}
@@ -202,14 +217,12 @@ def episode_statistics(episodes, scene: dict | None = None) -> dict:
     def storey(y):
         return np.clip(np.round(y / height), 0, storeys - 1).astype(int)
 
-    w, d = scene["footprint_m"]
-    outdoors = (starts[:, 0] < 0) | (starts[:, 0] > w) | (starts[:, 2] < 0) | (starts[:, 2] > d)
-    outdoors &= starts[:, 1] < -0.05  # bays jut out of the footprint at floor height
     return {
         **stats,
         "episodes_per_storey": np.bincount(storey(starts[:, 1]), minlength=storeys).tolist(),
         "cross_storey_episodes": int((storey(starts[:, 1]) != storey(goals[:, 1])).sum()),
-        "outdoor_start_share": float(outdoors.mean()),
+        "outdoor_start_share": float(outdoors(starts, scene["footprint_m"]).mean()),
+        "garden_episode_share": float(touches_garden(episodes, scene["footprint_m"]).mean()),
     }
 
 

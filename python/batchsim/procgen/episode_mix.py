@@ -1,0 +1,63 @@
+"""Which of a building's Habitat-rule episodes a scene keeps: mostly indoor ones.
+
+Habitat's generator samples start and goal uniformly over the navmesh, so in a building with a
+garden round it 40% of episodes start outdoors and most of those must walk round the house to
+the front door (mean geodesic 17.5 m against 12 m for single-storey v4 houses). Scanned homes
+(and the zero-shot protocol, which keeps indoor islands only) are almost all indoors, and a
+young policy that cannot yet find the door learns that stopping at once beats wandering. So a
+scene keeps a fixed share of episodes that touch the garden and fills the rest with episodes
+whose start and goal both lie inside: every episode still passes Habitat's rules, and the
+generator just asks for more until it has enough of each kind, keeping them in order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+# Bays jut out of the footprint at floor height; the garden lies lower (outdoor.GROUND).
+BELOW_FLOOR = -0.05
+MAX_ASK_FACTOR = 64  # asks for at most this many times the episodes before settling
+
+
+def outdoors(points: np.ndarray, footprint_m: tuple[float, float]) -> np.ndarray:
+    """Which points (rows x, y, z) lie outside the building: beyond its footprint's
+    bounding box and under the ground floor."""
+    p = np.asarray(points, np.float64).reshape(-1, 3)
+    w, d = footprint_m
+    beyond = (p[:, 0] < 0) | (p[:, 0] > w) | (p[:, 2] < 0) | (p[:, 2] > d)
+    return beyond & (p[:, 1] < BELOW_FLOOR)
+
+
+def touches_garden(episodes, footprint_m) -> np.ndarray:
+    """Which episodes start or end outdoors."""
+    if not episodes:
+        return np.zeros(0, bool)
+    starts = outdoors([e.start_position for e in episodes], footprint_m)
+    goals = outdoors([e.goal_position for e in episodes], footprint_m)
+    return starts | goals
+
+
+def mix_episodes(generate, count: int, footprint_m, outdoor_share: float) -> list:
+    """`count` episodes of which round(count * outdoor_share) touch the garden, the rest
+    indoors: the first ones of each kind, in generation order, renumbered. generate(n) returns
+    n Habitat-rule episodes (deterministically). If the building yields too few of one kind
+    within MAX_ASK_FACTOR * count episodes, the other kind fills the gap."""
+    wanted_out = round(count * outdoor_share)
+    asked = count
+    while True:
+        episodes = generate(asked)
+        garden = touches_garden(episodes, footprint_m)
+        inside = [e for e, g in zip(episodes, garden, strict=True) if not g]
+        outside = [e for e, g in zip(episodes, garden, strict=True) if g]
+        enough = len(inside) >= count - wanted_out and len(outside) >= wanted_out
+        if enough or asked >= MAX_ASK_FACTOR * count:
+            break
+        asked = min(MAX_ASK_FACTOR * count, 4 * asked)
+    n_out = min(wanted_out, len(outside))
+    n_in = min(count - n_out, len(inside))
+    n_out = min(count - n_in, len(outside))
+    chosen = {id(e) for e in outside[:n_out] + inside[:n_in]}
+    kept = [e for e in episodes if id(e) in chosen]
+    return [dataclasses.replace(e, episode_id=str(i)) for i, e in enumerate(kept)]
