@@ -54,9 +54,12 @@ def test_off_by_default_and_exact_when_off(split):
     actions, out = noisy_run(split)
     forward, _ = moves(actions, out, 1)
     _, turns = moves(actions, out, 2)
-    # Exactly one step, but for the few moves Detour lengthens a little (a start position
-    # off the navmesh snapping onto it, the point nearest a wall corner): under 1%.
-    assert np.mean(np.abs(forward - STEP) < 1e-5) > 0.99
+    # Exactly one step, but for the few moves Detour lengthens or shortens a little without
+    # a collision (a start position off the navmesh snapping onto it, the point nearest a
+    # wall corner). Under 1% while 40% of episodes ran in the open garden; 1.8% (20 of
+    # 1,139) since generator v7 keeps 90% of them indoors, near walls and furniture. Noise
+    # (test below, sigma 0.05 m) moves nearly every step by more than 1e-5 m.
+    assert np.mean(np.abs(forward - STEP) < 1e-5) > 0.97
     np.testing.assert_allclose(turns, TURN, atol=1e-3)
     height = out["position"][..., 1]
     assert len(forward) > 500 and len(turns) > 200 and np.isfinite(height).all()
