@@ -20,7 +20,7 @@ demo: setup
 	$(PYTHON) examples/render_mosaic.py data/procgen build/demo
 	$(MAKE) demo-train
 
-# The main job: PPO on short procedural episodes (~6 min on 2 cores), then the policy,
+# The main job: PPO on short procedural episodes (~4.5 min on 2 cores), then the policy,
 # random and forward-only agents on the same val episodes, a learning curve and a video.
 DEMO_DATA = data/procgen-demo
 DEMO_RUN = runs/demo
