@@ -11,6 +11,7 @@
 #include "nav/habitat_format.hpp"
 #include "nav/islands.hpp"
 #include "nav/nav_query_impl.hpp"
+#include "nav/nearest_poly.hpp"
 #include "nav/search_certificate.hpp"
 #include "nav/surface_move.hpp"
 
@@ -242,22 +243,22 @@ NavQuery::Impl::Snapped NavQuery::Impl::snap_near(dtPolyRef guess, const Vec3& p
     return nearest(point, kSnapExtents);
 }
 
-// Whether nearest(point) lies on `island`, settled without findNearestPoly's closest-point
-// tests when every polygon it would consider is on that island or none is.
+// Whether nearest(point) lies on `island`, from one polygon query: settled at once when every
+// polygon findNearestPoly would consider is on that island or none is, else by its choice.
 bool NavQuery::Impl::nearest_on_island(const Vec3& point, int island) const {
     const Islands& islands = mesh->islands();
     constexpr int kMaxCandidates = 256;
     dtPolyRef candidates[kMaxCandidates];
     int count = 0;
-    if (finite(point)) {
-        query->queryPolygons(point.data(), kSnapExtents, &filter, candidates, &count,
-                             kMaxCandidates);
-        int on_island = 0;
-        for (int i = 0; i < count; ++i) on_island += islands.island_of(candidates[i]) == island;
-        if (count > 0 && count < kMaxCandidates && on_island == count) return true;
-        if (count < kMaxCandidates && on_island == 0) return islands.island_of(0) == island;
-    }
-    return islands.island_of(nearest(point, kSnapExtents).ref) == island;
+    if (!finite(point)) return islands.island_of(0) == island;
+    query->queryPolygons(point.data(), kSnapExtents, &filter, candidates, &count, kMaxCandidates);
+    if (count == kMaxCandidates)  // maybe more: let findNearestPoly see them all
+        return islands.island_of(nearest(point, kSnapExtents).ref) == island;
+    int on_island = 0;
+    for (int i = 0; i < count; ++i) on_island += islands.island_of(candidates[i]) == island;
+    if (count > 0 && on_island == count) return true;
+    if (on_island == 0) return islands.island_of(0) == island;
+    return islands.island_of(nearest_polygon(*query, point.data(), candidates, count)) == island;
 }
 
 Vec3 NavQuery::Impl::step(const Vec3& start, const Vec3& end, bool allow_sliding,

@@ -1,6 +1,6 @@
-// StartSnap, the shortcut behind GoalCorridor's start snapping: it must answer as Detour's
-// findNearestPoly does, on probes on, beside and above the polygons of the corridor tests'
-// scenes (goal_corridor_scenes.hpp).
+// StartSnap, the shortcut behind GoalCorridor's start snapping, and nearest_polygon, try_step's
+// island test: they must answer as Detour's findNearestPoly does, on probes on, beside and
+// above the polygons of the corridor tests' scenes (goal_corridor_scenes.hpp).
 #include <catch2/catch.hpp>
 
 #include <bit>
@@ -15,6 +15,7 @@
 #include "goal_corridor_scenes.hpp"
 #include "nav/islands.hpp"
 #include "nav/nav_query.hpp"
+#include "nav/nearest_poly.hpp"
 #include "nav/start_snap.hpp"
 
 using namespace batchsim;
@@ -77,5 +78,36 @@ TEST_CASE("the start-snapping shortcut answers as findNearestPoly does", "[goal_
         }
         INFO(scene.name);
         CHECK(answered > 1200);  // the shortcut does answer often
+    }
+}
+
+TEST_CASE("nearest_polygon picks the polygon findNearestPoly picks", "[goal_corridor]") {
+    const float extents[3] = {2, 4, 2};  // NavQuery's snapping box
+    dtQueryFilter filter;
+    filter.setIncludeFlags(nav::kPolyFlagWalk);
+    filter.setExcludeFlags(nav::kPolyFlagDisabled);
+    for (const Scene& scene : synthetic_scenes()) {
+        nav::NavQuery query(scene.mesh);
+        std::unique_ptr<dtNavMeshQuery, void (*)(dtNavMeshQuery*)> raw(dtAllocNavMeshQuery(),
+                                                                       dtFreeNavMeshQuery);
+        REQUIRE(dtStatusSucceed(raw->init(&scene.mesh->detour(), 2048)));
+        Rng rng(13);
+        int several = 0;
+        for (int i = 0; i < 4000; ++i) {
+            const Vec3 on = query.random_point(rng);
+            dtPolyRef own = 0, expected = 0;
+            Vec3 nearest{};
+            raw->findNearestPoly(on.data(), extents, &filter, &own, nearest.data());
+            const Vec3 point = probe(scene.mesh->detour(), own, on, rng, i % 4);
+            raw->findNearestPoly(point.data(), extents, &filter, &expected, nearest.data());
+            dtPolyRef candidates[512];
+            int count = 0;
+            raw->queryPolygons(point.data(), extents, &filter, candidates, &count, 512);
+            INFO(scene.name << ": probe " << i << ", " << count << " polygons");
+            REQUIRE(nav::nearest_polygon(*raw, point.data(), candidates, count) == expected);
+            several += count > 1;
+        }
+        INFO(scene.name);
+        CHECK(several > 3000);  // a choice to make, most times
     }
 }
