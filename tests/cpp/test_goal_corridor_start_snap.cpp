@@ -46,18 +46,31 @@ Vec3 probe(const dtNavMesh& mesh, dtPolyRef ref, const Vec3& point, Rng& rng, in
     }
 }
 
-}  // namespace
+constexpr float extents[3] = {2, 4, 2};  // NavQuery's snapping box
 
-TEST_CASE("the start-snapping shortcut answers as findNearestPoly does", "[goal_corridor]") {
-    const float extents[3] = {2, 4, 2};  // NavQuery's snapping box
+dtQueryFilter walkable_filter() {
     dtQueryFilter filter;
     filter.setIncludeFlags(nav::kPolyFlagWalk);
     filter.setExcludeFlags(nav::kPolyFlagDisabled);
+    return filter;
+}
+
+using RawQuery = std::unique_ptr<dtNavMeshQuery, void (*)(dtNavMeshQuery*)>;
+
+// A bare Detour query on the navmesh, as findNearestPoly's reference.
+RawQuery raw_query(const nav::NavMesh& mesh) {
+    RawQuery raw(dtAllocNavMeshQuery(), dtFreeNavMeshQuery);
+    REQUIRE(dtStatusSucceed(raw->init(&mesh.detour(), 2048)));
+    return raw;
+}
+
+}  // namespace
+
+TEST_CASE("the start-snapping shortcut answers as findNearestPoly does", "[goal_corridor]") {
+    const dtQueryFilter filter = walkable_filter();
     for (const Scene& scene : synthetic_scenes()) {
         nav::NavQuery query(scene.mesh);
-        std::unique_ptr<dtNavMeshQuery, void (*)(dtNavMeshQuery*)> raw(dtAllocNavMeshQuery(),
-                                                                       dtFreeNavMeshQuery);
-        REQUIRE(dtStatusSucceed(raw->init(&scene.mesh->detour(), 2048)));
+        const RawQuery raw = raw_query(*scene.mesh);
         nav::StartSnap shortcut;
         Rng rng(9);
         int answered = 0;
@@ -82,15 +95,10 @@ TEST_CASE("the start-snapping shortcut answers as findNearestPoly does", "[goal_
 }
 
 TEST_CASE("nearest_polygon picks the polygon findNearestPoly picks", "[goal_corridor]") {
-    const float extents[3] = {2, 4, 2};  // NavQuery's snapping box
-    dtQueryFilter filter;
-    filter.setIncludeFlags(nav::kPolyFlagWalk);
-    filter.setExcludeFlags(nav::kPolyFlagDisabled);
+    const dtQueryFilter filter = walkable_filter();
     for (const Scene& scene : synthetic_scenes()) {
         nav::NavQuery query(scene.mesh);
-        std::unique_ptr<dtNavMeshQuery, void (*)(dtNavMeshQuery*)> raw(dtAllocNavMeshQuery(),
-                                                                       dtFreeNavMeshQuery);
-        REQUIRE(dtStatusSucceed(raw->init(&scene.mesh->detour(), 2048)));
+        const RawQuery raw = raw_query(*scene.mesh);
         Rng rng(13);
         int several = 0;
         for (int i = 0; i < 4000; ++i) {
