@@ -46,7 +46,7 @@ Vec3 probe(const dtNavMesh& mesh, dtPolyRef ref, const Vec3& point, Rng& rng, in
     }
 }
 
-constexpr float extents[3] = {2, 4, 2};  // NavQuery's snapping box
+constexpr float kSnapBox[3] = {2, 4, 2};  // NavQuery's snapping box
 
 dtQueryFilter walkable_filter() {
     dtQueryFilter filter;
@@ -78,9 +78,9 @@ TEST_CASE("the start-snapping shortcut answers as findNearestPoly does", "[goal_
             const Vec3 on = query.random_point(rng);
             dtPolyRef guess = 0, expected = 0, got = 0;
             Vec3 nearest{}, snapped{};
-            raw->findNearestPoly(on.data(), extents, &filter, &guess, nearest.data());
+            raw->findNearestPoly(on.data(), kSnapBox, &filter, &guess, nearest.data());
             const Vec3 point = probe(scene.mesh->detour(), guess, on, rng, i % 4);
-            raw->findNearestPoly(point.data(), extents, &filter, &expected, nearest.data());
+            raw->findNearestPoly(point.data(), kSnapBox, &filter, &expected, nearest.data());
             if (!shortcut.snap(*raw, filter, guess, point, got, snapped)) continue;
             ++answered;
             INFO(scene.name << ": probe " << i);
@@ -105,12 +105,12 @@ TEST_CASE("nearest_polygon picks the polygon findNearestPoly picks", "[goal_corr
             const Vec3 on = query.random_point(rng);
             dtPolyRef own = 0, expected = 0;
             Vec3 nearest{};
-            raw->findNearestPoly(on.data(), extents, &filter, &own, nearest.data());
+            raw->findNearestPoly(on.data(), kSnapBox, &filter, &own, nearest.data());
             const Vec3 point = probe(scene.mesh->detour(), own, on, rng, i % 4);
-            raw->findNearestPoly(point.data(), extents, &filter, &expected, nearest.data());
+            raw->findNearestPoly(point.data(), kSnapBox, &filter, &expected, nearest.data());
             dtPolyRef candidates[512];
             int count = 0;
-            raw->queryPolygons(point.data(), extents, &filter, candidates, &count, 512);
+            raw->queryPolygons(point.data(), kSnapBox, &filter, candidates, &count, 512);
             INFO(scene.name << ": probe " << i << ", " << count << " polygons");
             REQUIRE(nav::nearest_polygon(*raw, point.data(), candidates, count) == expected);
             several += count > 1;

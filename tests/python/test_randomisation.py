@@ -56,7 +56,7 @@ def test_off_by_default_and_exact_when_off(split):
     _, turns = moves(actions, out, 2)
     # Exactly one step, but for the few moves Detour lengthens or shortens a little without
     # a collision (a start position off the navmesh snapping onto it, the point nearest a
-    # wall corner). Under 1% while 40% of episodes ran in the open garden; 1.8% (20 of
+    # wall corner). Under 1% while 39% of episodes started in the open garden; 1.8% (20 of
     # 1,139) since generator v7 keeps 90% of them indoors, near walls and furniture. Noise
     # (test below, sigma 0.05 m) moves nearly every step by more than 1e-5 m.
     assert np.mean(np.abs(forward - STEP) < 1e-5) > 0.97
