@@ -1,5 +1,5 @@
-"""Generator v7: a scene keeps a fixed share of episodes touching the garden, the rest
-indoors, each still a Habitat-rule episode in generation order."""
+"""Generators v7 and v8: a scene keeps a fixed share of episodes touching the garden, the
+rest indoors, each still a Habitat-rule episode; v8 spreads the two kinds evenly."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ import pytest
 from batchsim.datasets import PointNavEpisode, load_pointnav
 from batchsim.errors import InvalidArgumentError
 from batchsim.procgen.build import GENERATOR_VERSION, DatasetConfig
-from batchsim.procgen.episode_mix import mix_episodes, outdoors
+from batchsim.procgen.episode_mix import interleave, mix_episodes, outdoors
 
 FOOTPRINT = (10.0, 8.0)
 
@@ -35,17 +35,25 @@ def test_outdoors_needs_both_beyond_the_footprint_and_under_the_floor():
     assert outdoors(points, FOOTPRINT).tolist() == [True, True, False, False, False]
 
 
-def test_mix_keeps_the_share_in_generation_order():
+def test_mix_keeps_the_share_in_every_prefix_and_each_kind_in_order():
     generate, asked = fake_generator(outdoor_chance=0.5)
     kept = mix_episodes(generate, 40, FOOTPRINT, outdoor_share=0.1)
     garden = outdoors([e.start_position for e in kept], FOOTPRINT)
     assert len(kept) == 40 and garden.sum() == 4
+    # one garden episode in each run of 10, not the 4 first ones generated
+    assert garden.reshape(4, 10).sum(axis=1).tolist() == [1, 1, 1, 1]
     assert [e.episode_id for e in kept] == [str(i) for i in range(40)]
     everything = generate(asked[-1])
     inside = [e.start_position for e in everything if not outdoors([e.start_position], FOOTPRINT)]
     kept_inside = [e.start_position for e, g in zip(kept, garden, strict=True) if not g]
     assert kept_inside == inside[:36]  # the first indoor ones, in order
     assert asked[0] == 40 and asked[-1] > 40  # 40 gave ~20 indoor: it asked for more
+
+
+def test_interleave_spreads_the_shorter_list_evenly():
+    merged = interleave(list("abcdefgh"), ["X", "Y"])
+    assert merged == list("abXcdefYgh")  # X at 1/4 of the way, Y at 3/4, ties to the first
+    assert interleave([], ["X"]) == ["X"] and interleave(["a"], []) == ["a"]
 
 
 def test_mix_fills_with_the_other_kind_when_one_runs_out():
@@ -57,7 +65,7 @@ def test_mix_fills_with_the_other_kind_when_one_runs_out():
 
 def test_procgen_scenes_keep_most_episodes_indoors(procgen_dataset):
     out, manifest = procgen_dataset
-    assert GENERATOR_VERSION == 7
+    assert GENERATOR_VERSION == 8
     share = manifest["config"]["outdoor_episode_share"]
     assert share == DatasetConfig().outdoor_episode_share == 0.1
     for split in ("train", "val", "test"):
@@ -68,6 +76,8 @@ def test_procgen_scenes_keep_most_episodes_indoors(procgen_dataset):
             starts = outdoors([e.start_position for e in episode_list], footprint)
             goals = outdoors([e.goal_position for e in episode_list], footprint)
             assert (starts | goals).sum() == round(share * len(episode_list)), name
+            first_ten = (starts | goals)[:10].sum()
+            assert first_ten == round(share * 10), name  # a prefix keeps the share
             assert manifest["scenes"][name]["garden_episode_share"] == pytest.approx(share)
 
 

@@ -37,10 +37,10 @@ SCENE_ID_PREFIX = "data/scene_datasets/procgen/"
 # scene format version 2, which adds the BVH; 3: no timings in manifest.json; 4: packed scene
 # format version 3, which adds vertex colours; 5: generator v2: storeys and stairs, the
 # garden outside, wider ranges; 6: split levels and entrance ramps, bay windows, wall and
-# ceiling materials per room kind; 7: most episodes indoors, outdoor_episode_share). The
-# manifest also records the packed scene version, so a new format rebuilds cached datasets
-# without a bump here.
-GENERATOR_VERSION = 7
+# ceiling materials per room kind; 7: most episodes indoors, outdoor_episode_share; 8: the
+# garden episodes spread evenly through each scene's list). The manifest also records the
+# packed scene version, so a new format rebuilds cached datasets without a bump here.
+GENERATOR_VERSION = 8
 TIMING_KEYS = ("generate_seconds", "seconds")
 """build_scene_files' statistics that vary from run to run: returned, never written."""
 

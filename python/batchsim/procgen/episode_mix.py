@@ -8,7 +8,13 @@ almost all indoors, and a young policy that cannot yet find the door learns that
 once beats wandering. So a scene keeps a fixed share of episodes that touch the garden and
 fills the rest with episodes whose start and goal both lie inside: every episode still
 passes Habitat's rules, and the generator just asks for more until it has enough of each
-kind, keeping them in order.
+kind.
+
+The two kinds are interleaved evenly, so that any prefix of a scene's list keeps the share:
+evaluation subsets are often a prefix (the first 10 episodes of each scene), and v7, which
+kept generation order, put the rarer garden episodes early: its first 10 held 55% garden
+episodes with a mean geodesic of 16.9 m, against 10% and 13.8 m for the whole list
+(generator v7, val and test of 60 scenes).
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ def touches_garden(episodes, footprint_m) -> np.ndarray:
 
 def mix_episodes(generate, count: int, footprint_m, outdoor_share: float) -> list:
     """`count` episodes of which round(count * outdoor_share) touch the garden, the rest
-    indoors: the first ones of each kind, in generation order, renumbered. generate(n) returns
+    indoors: the first ones of each kind, evenly interleaved, renumbered. generate(n) returns
     n Habitat-rule episodes (deterministically). If the building yields too few of one kind
     within MAX_ASK_FACTOR * count episodes, the other kind fills the gap."""
     wanted_out = round(count * outdoor_share)
@@ -59,6 +65,14 @@ def mix_episodes(generate, count: int, footprint_m, outdoor_share: float) -> lis
     # Indoors: all but the garden episodes there are (up to wanted_out); the garden tops up.
     n_in = min(count - min(wanted_out, len(outside)), len(inside))
     n_out = min(count - n_in, len(outside))
-    chosen = {id(e) for e in outside[:n_out] + inside[:n_in]}
-    kept = [e for e in episodes if id(e) in chosen]
+    kept = interleave(inside[:n_in], outside[:n_out])
     return [dataclasses.replace(e, episode_id=str(i)) for i, e in enumerate(kept)]
+
+
+def interleave(first: list, second: list) -> list:
+    """Both lists, each in its own order, merged so that every prefix holds each in about its
+    share: item j of a list of n sits at (j + 0.5) / n of the way; ties go to `first`."""
+    slots = [((j + 0.5) / len(first), 0, item) for j, item in enumerate(first)]
+    slots += [((j + 0.5) / len(second), 1, item) for j, item in enumerate(second)]
+    slots.sort(key=lambda slot: slot[:2])
+    return [item for *_, item in slots]
