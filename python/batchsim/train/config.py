@@ -107,6 +107,10 @@ class TrainConfig:
     """Horizontal field of view drawn per episode in 90 +- this degrees (SensorNoise)."""
     precision: str = "bf16"
     """"bf16", "fp16" or "fp32" (mixed precision on CUDA; the CPU always uses fp32)."""
+    cuda_graphs: bool = False
+    """On CUDA, rollout inference replays one captured CUDA graph per pipelined half instead
+    of launching the policy's kernels one by one (batchsim.train.acting). Off by default
+    until it is measured on a GPU (benchmarks/RESULTS.md, "CUDA graphs")."""
     seed: int = 0
     """Seeds the simulator and torch."""
     log_dir: str = "runs/pointnav"

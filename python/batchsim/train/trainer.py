@@ -20,13 +20,13 @@ import time
 
 import numpy as np
 import torch
-from torch.distributions import Categorical
 
-from batchsim.env import POINTGOAL, BatchNavEnv, make_env_halves
+from batchsim.env import BatchNavEnv, make_env_halves
 from batchsim.train import distributed
+from batchsim.train.acting import Actor, act
 from batchsim.train.config import TrainConfig
 from batchsim.train.lamb import Lamb, lamb_groups
-from batchsim.train.models import NO_ACTION, Policy, input_channels, preprocess
+from batchsim.train.models import NO_ACTION, Policy, input_channels
 from batchsim.train.ppo import PPOSettings, update
 from batchsim.train.schedule import lr_factor, scaled_lr
 from batchsim.train.storage import RolloutStorage
@@ -84,6 +84,7 @@ class Trainer:
         self.scaler = (
             torch.amp.GradScaler("cuda") if self.settings.autocast_dtype == torch.float16 else None
         )
+        self.actors = [Actor(self.policy, self.settings, config.cuda_graphs) for _ in self.halves]
         self.storage = self._make_storage()
         frames_per_update = config.frames_per_update * self.world
         self.total_updates = max(1, config.total_frames // frames_per_update)
@@ -188,32 +189,28 @@ class Trainer:
 
     # -- rollouts -----------------------------------------------------------------------
 
-    def _act(self, t: int, envs: slice):
-        s, storage = self.settings, self.storage
+    def _act(self, t: int, envs: slice, actor=None):
+        """Actions, their log-probabilities and values for step t of `envs`; advances the
+        recurrent state. `actor`: the half's (graphed) Actor, else the eager act()."""
+        storage = self.storage
         obs = {k: v[t, envs] for k, v in storage.obs.items()}
-        with (
-            torch.no_grad(),
-            torch.autocast(
-                self.device.type,
-                dtype=s.autocast_dtype or torch.float32,
-                enabled=s.autocast_dtype is not None,
-            ),
-        ):
-            logits, value, self.state[:, envs] = self.policy(
-                preprocess(obs, s.max_depth, s.depth_bins),
-                obs[POINTGOAL],
-                storage.previous_action[t, envs],
-                self.state[:, envs],
-                storage.masks[t, envs][None],
-            )
-        dist = Categorical(logits=logits.float())
-        action = dist.sample()
-        return action, dist.log_prob(action), value.float()
+        inputs = (
+            obs,
+            storage.previous_action[t, envs],
+            self.state[:, envs],
+            storage.masks[t, envs][None],
+        )
+        if actor is None:
+            action, log_prob, value, state = act(self.policy, self.settings, *inputs)
+        else:
+            action, log_prob, value, state = actor(*inputs)
+        self.state[:, envs] = state
+        return action, log_prob, value
 
     def _start_step(self, t: int, h: int) -> None:
         """Picks half h's actions at step t and starts its simulation on the C++ thread."""
         started = time.perf_counter()
-        action, log_prob, value = self._act(t, self.halves[h])
+        action, log_prob, value = self._act(t, self.halves[h], self.actors[h])
         self.pending[h] = (action, log_prob, value)
         self.envs[h].step_async(action)
         self.timing["inference_s"] += time.perf_counter() - started
