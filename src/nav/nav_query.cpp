@@ -261,6 +261,16 @@ bool NavQuery::Impl::nearest_on_island(const Vec3& point, int island) const {
     return islands.island_of(nearest_polygon(*query, point.data(), candidates, count)) == island;
 }
 
+// nearest_on_island(point, island), settled by start_snap from `guess` where it proves
+// nearest(point): a step's end and landing point lie on or beside its polygons.
+bool NavQuery::Impl::snaps_onto_island(dtPolyRef guess, const Vec3& point, int island) {
+    Snapped snapped;
+    if (guess != 0 && finite(point) &&
+        start_snap.snap(*query, filter, guess, point, snapped.ref, snapped.point))
+        return mesh->islands().island_of(snapped.ref) == island;
+    return nearest_on_island(point, island);
+}
+
 Vec3 NavQuery::Impl::step(const Vec3& start, const Vec3& end, bool allow_sliding,
                           dtPolyRef& guess) {
     const bool guessing = guess != 0;
@@ -269,7 +279,7 @@ Vec3 NavQuery::Impl::step(const Vec3& start, const Vec3& end, bool allow_sliding
     const int island = islands.island_of(from.ref);
     if (guessing) guess = from.ref;
     // The end must snap onto the start's island (this also rejects a huge `end`).
-    const bool end_ok = guessing ? nearest_on_island(end, island)
+    const bool end_ok = guessing ? snaps_onto_island(from.ref, end, island)
                                  : islands.island_of(nearest(end, kSnapExtents).ref) == island;
     if (from.ref == 0 || !end_ok) return start;
     const std::optional<SurfaceMove> moved = move(from, end, allow_sliding);
@@ -279,7 +289,7 @@ Vec3 NavQuery::Impl::step(const Vec3& start, const Vec3& end, bool allow_sliding
     // A result that snaps to another island went through an infinitely thin wall.
     const int landed_island = islands.island_of(moved->polygon);
     const bool through_wall =
-        guessing ? !nearest_on_island(out, landed_island)
+        guessing ? !snaps_onto_island(moved->polygon, out, landed_island)
                  : islands.island_of(nearest(out, kSnapExtents).ref) != landed_island;
     if (through_wall) out = nudge_towards_centre(moved->polygon, out);
     if (guessing) guess = moved->polygon;

@@ -43,6 +43,7 @@ struct NavQuery::Impl {
     // nearest(point), skipping the search where start_snap proves the answer from `guess`.
     Snapped snap_near(dtPolyRef guess, const Vec3& point);
     bool nearest_on_island(const Vec3& point, int island) const;
+    bool snaps_onto_island(dtPolyRef guess, const Vec3& point, int island);
     // try_step. With guess 0 every snap searches; otherwise `guess` is the start's polygon
     // as far as known and becomes the result's, and snaps use start_snap: same result.
     Vec3 step(const Vec3& start, const Vec3& end, bool allow_sliding, dtPolyRef& guess);
