@@ -5,9 +5,11 @@ environments (a pipelined half) as a CUDA graph and replays it: the SE-ResNet9 +
 forward pass is a few hundred small kernels, and at N = 4,096 on an H100 a rollout step cost
 the same ~6 ms at 1,024 environments as at 4,096, i.e. it was bound by launching them
 (benchmarks/RESULTS.md, "the recipe's batch size"). A replay reads the policy's parameters
-where they live, so the optimizer's in-place steps reach it; the sampling draws from the
-default CUDA generator as the eager call does (capture is graph-safe and leaves it as it was),
-so a resumed run stays exact.
+where they live, so the optimizer's in-place steps reach it, and its sampling draws from the
+default CUDA generator as the eager call does; the capture runs under a forked random state
+so that it draws nothing. It is opt-in (`TrainConfig.cuda_graphs`): the first capture on an
+H100 failed, and the fixes since are checked only by tests/python/test_train_acting.py's
+CUDA tests, not yet run (benchmarks/RESULTS.md, "rollout inference as CUDA graphs").
 """
 
 from __future__ import annotations

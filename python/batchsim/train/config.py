@@ -110,7 +110,8 @@ class TrainConfig:
     cuda_graphs: bool = False
     """On CUDA, rollout inference replays one captured CUDA graph per pipelined half instead
     of launching the policy's kernels one by one (batchsim.train.acting). Off by default
-    until it is measured on a GPU (benchmarks/RESULTS.md, "CUDA graphs")."""
+    until it is measured on a GPU (benchmarks/RESULTS.md, "rollout inference as CUDA
+    graphs")."""
     seed: int = 0
     """Seeds the simulator and torch."""
     log_dir: str = "runs/pointnav"
