@@ -234,12 +234,19 @@ float NavQuery::geodesic_distance(const Vec3& start, const Vec3& end) {
     return impl_->path_length(start, end, polys, poly_count);
 }
 
-// nearest(point), or start_snap's answer from `guess` (0: none) where it proves it.
-NavQuery::Impl::Snapped NavQuery::Impl::snap_near(dtPolyRef guess, const Vec3& point) {
+// start_snap's answer for nearest(point) from `guess` (0: none), where it proves one.
+std::optional<NavQuery::Impl::Snapped> NavQuery::Impl::proven_snap(dtPolyRef guess,
+                                                                   const Vec3& point) {
     Snapped out;
     if (guess != 0 && finite(point) &&
         start_snap.snap(*query, filter, guess, point, out.ref, out.point))
         return out;
+    return std::nullopt;
+}
+
+// nearest(point), or start_snap's answer from `guess` where it proves it.
+NavQuery::Impl::Snapped NavQuery::Impl::snap_near(dtPolyRef guess, const Vec3& point) {
+    if (const std::optional<Snapped> proven = proven_snap(guess, point)) return *proven;
     return nearest(point, kSnapExtents);
 }
 
@@ -264,10 +271,8 @@ bool NavQuery::Impl::nearest_on_island(const Vec3& point, int island) const {
 // nearest_on_island(point, island), settled by start_snap from `guess` where it proves
 // nearest(point): a step's end and landing point lie on or beside its polygons.
 bool NavQuery::Impl::snaps_onto_island(dtPolyRef guess, const Vec3& point, int island) {
-    Snapped snapped;
-    if (guess != 0 && finite(point) &&
-        start_snap.snap(*query, filter, guess, point, snapped.ref, snapped.point))
-        return mesh->islands().island_of(snapped.ref) == island;
+    if (const std::optional<Snapped> proven = proven_snap(guess, point))
+        return mesh->islands().island_of(proven->ref) == island;
     return nearest_on_island(point, island);
 }
 

@@ -40,6 +40,7 @@ struct NavQuery::Impl {
     float height_on(dtPolyRef ref, const Vec3& point) const;
     std::optional<SurfaceMove> move(const Snapped& from, const Vec3& end, bool allow_sliding);
     Vec3 nudge_towards_centre(dtPolyRef ref, const Vec3& point) const;
+    std::optional<Snapped> proven_snap(dtPolyRef guess, const Vec3& point);
     // nearest(point), skipping the search where start_snap proves the answer from `guess`.
     Snapped snap_near(dtPolyRef guess, const Vec3& point);
     bool nearest_on_island(const Vec3& point, int island) const;
