@@ -24,7 +24,16 @@ from batchsim.datasets import load_pointnav, write_pointnav
 from batchsim.procgen.build import SCENE_ID_PREFIX, DatasetConfig, build_one_scene
 from batchsim.procgen.episode_mix import touches_garden
 from batchsim.train.checkpoint import load_policy
-from batchsim.train.evaluate import PolicyAgent, eval_simulator
+from batchsim.train.evaluate import PolicyAgent, eval_simulator, run_episodes
+
+OUTCOME_FIELDS = (
+    "episode_index",
+    "success",
+    "distance_to_goal",
+    "terminated",  # STOP was called
+    "episode_step",
+    "collisions",
+)
 
 
 def build_val_scenes(out: Path, config: DatasetConfig, first: int, last: int, per_scene: int):
@@ -37,45 +46,31 @@ def build_val_scenes(out: Path, config: DatasetConfig, first: int, last: int, pe
     return {name: stats for name, stats, _, _ in built}
 
 
-def run_outcomes(checkpoint: str, split: Path, device: str) -> list[dict]:
-    """Each episode's outcome, in the split's order."""
+def run_outcomes(checkpoint: str, split: Path, device: str) -> dict[str, np.ndarray]:
+    """Each episode's outcome (OUTCOME_FIELDS), in the split's order."""
     torch.manual_seed(0)
     policy, config = load_policy(checkpoint, device)
-    policy = policy.float()
     count = len(load_pointnav(split))
     sim = eval_simulator(config, str(split), num_envs=min(count, 256), device=device)
-    agent, outcomes = PolicyAgent(policy, config), {}
-    sim.reset()
-    agent.reset(sim.num_envs)
-    began = np.ones(sim.num_envs, bool)
-    while not sim.finished:
-        running, episode = np.array(sim.active), np.array(sim.episode_index)
-        sim.step(agent.act(sim, began))
-        began = running & (np.array(sim.terminated) | np.array(sim.truncated))
-        for i in np.flatnonzero(began):
-            outcomes[int(episode[i])] = {
-                "success": float(sim.success[i]),
-                "spl": float(sim.spl[i]),
-                "distance_to_goal": float(sim.distance_to_goal[i]),
-                "stopped": bool(sim.terminated[i]),
-                "steps": int(sim.episode_step[i]),
-                "collisions": int(sim.collisions[i]),
-            }
-    sim.close()
-    return [outcomes[i] for i in range(count)]
+    try:
+        results = run_episodes(sim, PolicyAgent(policy.float(), config), fields=OUTCOME_FIELDS)
+    finally:
+        sim.close()
+    order = np.argsort(results.pop("episode_index"))
+    return {name: values[order] for name, values in results.items()}
 
 
-def breakdown(episodes: list, outcomes: list[dict], scenes: dict) -> dict:
-    """Success per group of episodes, and how the failures ended."""
+def breakdown(episodes: list, outcomes: dict[str, np.ndarray], scenes: dict) -> dict:
+    """Success per group of episodes, and how the failures ended; `outcomes`: run_outcomes'
+    arrays, in the order of `episodes`."""
     geodesic = np.array([e.geodesic_distance for e in episodes])
     straight = [np.linalg.norm(np.subtract(e.goal_position, e.start_position)) for e in episodes]
     ratio = geodesic / np.array(straight)
     garden = np.array(
         [touches_garden([e], scenes[e.scene_name]["footprint_m"])[0] for e in episodes]
     )
-    success = np.array([o["success"] for o in outcomes])
-    stopped = np.array([o["stopped"] for o in outcomes])
-    remaining = np.array([o["distance_to_goal"] for o in outcomes])
+    success, stopped = outcomes["success"], outcomes["terminated"].astype(bool)
+    remaining = outcomes["distance_to_goal"]
     groups = {
         "garden": garden,
         "indoor": ~garden,
@@ -89,7 +84,7 @@ def breakdown(episodes: list, outcomes: list[dict], scenes: dict) -> dict:
     failed = success < 0.5
     ended = {"stop_called": failed & stopped, "step_limit": failed & ~stopped}
     return {
-        "episodes": len(outcomes),
+        "episodes": len(success),
         "success": float(success.mean()),
         "groups": {
             k: {"episodes": int(m.sum()), "success": _mean(success[m])} for k, m in groups.items()
@@ -118,10 +113,9 @@ def _median(values) -> float | None:
     return float(np.median(values)) if len(values) else None
 
 
-def _per_step(outcomes: list[dict], mask: np.ndarray) -> float | None:
-    chosen = [o for o, m in zip(outcomes, mask, strict=True) if m]
-    steps = sum(o["steps"] for o in chosen)
-    return sum(o["collisions"] for o in chosen) / steps if steps else None
+def _per_step(outcomes: dict[str, np.ndarray], mask: np.ndarray) -> float | None:
+    steps = outcomes["episode_step"][mask].sum()
+    return float(outcomes["collisions"][mask].sum() / steps) if steps else None
 
 
 def main(argv: list[str] | None = None) -> int:

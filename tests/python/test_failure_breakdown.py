@@ -3,6 +3,7 @@
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from batchsim.datasets import PointNavEpisode
@@ -23,15 +24,11 @@ def episode(start, goal, geodesic):
     return PointNavEpisode("0", "data/house.glb", start, (0, 0, 0, 1), goal, 0.2, geodesic)
 
 
-def outcome(success, stopped, remaining, steps=100, collisions=5):
-    return {
-        "success": success,
-        "spl": success,
-        "distance_to_goal": remaining,
-        "stopped": stopped,
-        "steps": steps,
-        "collisions": collisions,
-    }
+def outcomes(*rows):
+    """run_outcomes' arrays from (success, stopped, remaining m, steps, collisions) rows."""
+    columns = zip(*rows, strict=True)
+    names = ("success", "terminated", "distance_to_goal", "episode_step", "collisions")
+    return {name: np.array(column) for name, column in zip(names, columns, strict=True)}
 
 
 def test_groups_and_failure_kinds(breakdown):
@@ -40,19 +37,18 @@ def test_groups_and_failure_kinds(breakdown):
         episode((1, 0, 1), (9, 0, 7), 25.0),  # indoor, long, ratio 2.5: stopped short
         episode((-2, -0.3, 4), (5, 0, 4), 10.0),  # from the garden: step limit, lost
     ]
-    outcomes = [
-        outcome(1.0, True, 0.1),
-        outcome(0.0, True, 6.0),
-        outcome(0.0, False, 12.0, 500, 100),
+    rows = [
+        (1.0, True, 0.1, 100, 5),
+        (0.0, True, 6.0, 100, 5),
+        (0.0, False, 12.0, 500, 100),  # the step limit
     ]
-    result = breakdown(episodes, outcomes, SCENES)
+    result = breakdown(episodes, outcomes(*rows), SCENES)
     groups = result["groups"]
     assert result["success"] == pytest.approx(1 / 3)
     assert groups["garden"] == {"episodes": 1, "success": 0.0}
     assert groups["indoor"] == {"episodes": 2, "success": 0.5}
-    assert (
-        groups["geodesic < 8 m"]["success"] == 1.0 and groups["geodesic >= 16 m"]["episodes"] == 1
-    )
+    assert groups["geodesic < 8 m"]["success"] == 1.0
+    assert groups["geodesic >= 16 m"]["episodes"] == 1
     assert groups["ratio >= 2"] == {"episodes": 1, "success": 0.0}
     stop, limit = result["failures"]["stop_called"], result["failures"]["step_limit"]
     assert stop["episodes"] == 1 and stop["median_remaining_m"] == 6.0

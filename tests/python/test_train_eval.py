@@ -51,6 +51,17 @@ def test_every_episode_once(val, cpu_context, agent):
         assert summary["success"]["mean"] == 0.0
 
 
+def test_run_episodes_names_each_ended_episode_and_reads_other_fields(val, cpu_context):
+    fields = ("episode_index", "success", "terminated", "episode_step")
+    results = run_episodes(eval_sim(val, cpu_context), RandomAgent(seed=2), fields=fields)
+    episodes = len(load_pointnav(val).episodes)
+    assert sorted(results["episode_index"].tolist()) == list(range(episodes))  # each once
+    assert set(results) == set(fields)
+    assert ((results["episode_step"] >= 1) & (results["episode_step"] <= 40)).all()
+    # an episode that did not call STOP ran to the 40-step limit
+    assert (results["episode_step"][~results["terminated"].astype(bool)] == 40).all()
+
+
 def test_a_policy_agent_evaluates(val, cpu_context):
     from batchsim.train.config import make_config
     from batchsim.train.models import Policy

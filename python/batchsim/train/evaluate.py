@@ -73,25 +73,32 @@ class PolicyAgent:
         return action.cpu().numpy().astype(np.int32)
 
 
-def run_episodes(sim: Simulator, agent, bar=None) -> dict[str, np.ndarray]:
-    """Steps an eval-mode simulator until every episode has run; each measure per episode,
-    in the order the episodes finished. `bar` (tqdm-like: update, set_postfix), if given,
-    advances by each finished episode and shows the success so far."""
+def run_episodes(sim: Simulator, agent, bar=None, fields=MEASURES) -> dict[str, np.ndarray]:
+    """Steps an eval-mode simulator until every episode has run; each of `fields` (simulator
+    outputs, read for the episode that ended: MEASURES, "terminated", "episode_step", ...;
+    "episode_index" is the ended episode's index into sim.episodes) per episode, in the order
+    the episodes finished. `bar` (tqdm-like: update, set_postfix), if given, advances by each
+    finished episode and shows the success so far."""
     sim.reset()
     agent.reset(sim.num_envs)
     began = np.ones(sim.num_envs, bool)
-    results = {name: [] for name in (*MEASURES, "episode")}
+    results = {name: [] for name in fields}
+    finished, successes = 0, 0.0
     while not sim.finished:
         running = np.array(sim.active)
+        episode_index = np.array(sim.episode_index)  # autoreset replaces it in the step
         sim.step(agent.act(sim, began))
         ended = running & np.logical_or(sim.terminated, sim.truncated)
-        for name in MEASURES:
-            results[name].extend(np.array(getattr(sim, name))[ended].tolist())
+        for name in fields:
+            values = episode_index if name == "episode_index" else np.array(getattr(sim, name))
+            results[name].extend(values[ended].tolist())
         if bar is not None and ended.any():
+            finished += int(ended.sum())
+            successes += float(np.array(sim.success)[ended].sum())
             bar.update(int(ended.sum()))
-            bar.set_postfix({"success": f"{np.mean(results['success']):.3f}"})
+            bar.set_postfix({"success": f"{successes / finished:.3f}"})
         began = ended
-    return {name: np.asarray(values) for name, values in results.items() if name != "episode"}
+    return {name: np.asarray(values) for name, values in results.items()}
 
 
 def summarize(results: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
