@@ -39,7 +39,7 @@ def test_policies_run_sequences_and_reset_state(encoder, rnn, layers):
     previous = torch.randint(0, 5, (steps * n,))
     state = torch.randn(policy.state_layers, n, 64)
     masks = torch.ones(steps, n)
-    logits, values, final = policy(visual, goal, previous, state, masks)
+    logits, values, final, _ = policy(visual, goal, previous, state, masks)
     assert logits.shape == (steps * n, 4) and values.shape == (steps * n,)
     assert final.shape == state.shape and torch.isfinite(logits).all()
     # A zero mask at step 0 makes the outputs independent of the incoming state.
@@ -158,7 +158,7 @@ def test_ppo_update_favours_rewarded_actions():
 
     def forward_probability() -> float:
         obs = {k: v[:steps].flatten(0, 1) for k, v in storage.obs.items()}
-        logits, _, _ = policy(
+        logits, _, _, _ = policy(
             preprocess(obs, 10.0, 0),
             obs[POINTGOAL],
             storage.previous_action[:steps].flatten(),

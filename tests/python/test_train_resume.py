@@ -49,8 +49,9 @@ def _next_update(trainer: Trainer):
     return {k: v for k, v in stats.items() if k not in NOT_EXACT}, weights, trainer.storage
 
 
-def test_resume_reproduces_the_next_update_exactly(split, tmp_path):
-    config = tiny_config(split, tmp_path / "run")
+@pytest.mark.parametrize("extra", [{}, {"cpca_steps": 3}], ids=["ppo", "ppo+cpca"])
+def test_resume_reproduces_the_next_update_exactly(split, tmp_path, extra):
+    config = tiny_config(split, tmp_path / "run", **extra)
     uninterrupted = train(config, show_progress=False)  # 2 updates, then a checkpoint
     saved = tmp_path / "saved.pt"
     shutil.copy(tmp_path / "run" / "checkpoint.pt", saved)
@@ -60,6 +61,7 @@ def test_resume_reproduces_the_next_update_exactly(split, tmp_path):
     resumed = Trainer(config, read_checkpoint(saved))
     got, got_weights, got_storage = _next_update(resumed)
     assert got == expected
+    assert ("cpca_loss" in got) == bool(extra)
     assert all(torch.equal(a, b) for a, b in zip(got_weights, expected_weights, strict=True))
     assert torch.equal(got_storage.actions, expected_storage.actions)
     assert torch.equal(got_storage.obs["depth"], expected_storage.obs["depth"])

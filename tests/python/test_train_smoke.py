@@ -19,7 +19,8 @@ def split(procgen_dataset):
     return root / "pointnav" / "train" / "train.json.gz"
 
 
-def test_a_few_updates_run_and_change_the_policy(split):
+@pytest.mark.parametrize("cpca", [0, 4])
+def test_a_few_updates_run_and_change_the_policy(split, cpca):
     config = make_config(
         "demo",
         overrides=[
@@ -31,6 +32,7 @@ def test_a_few_updates_run_and_change_the_policy(split):
             "total_frames=96",
             "device=cpu",
             "num_threads=1",
+            f"cpca_steps={cpca}",
         ],
     )
     trainer = Trainer(config)
@@ -44,6 +46,10 @@ def test_a_few_updates_run_and_change_the_policy(split):
         not torch.equal(a, b) for a, b in zip(before, trainer.policy.parameters(), strict=True)
     )
     assert moved > len(before) // 2
+    if cpca:  # the auxiliary head trains too (its own weights are among the policy's)
+        assert 0 < stats["cpca_loss"] < 2 and trainer.policy.cpca.steps == cpca
+    else:
+        assert "cpca_loss" not in stats
     trainer.close()
 
 
@@ -65,6 +71,12 @@ def test_config_presets_files_and_overrides(tmp_path):
         make_config(overrides=["speed=11"])
     with pytest.raises(ValueError, match="encoder: expected one of"):
         make_config(overrides=["encoder=vit"])
+    with pytest.raises(
+        ValueError, match=r"cpca_steps: expected 0 \(off\) up to rollout_steps - 1 \(31\), got 32"
+    ):
+        make_config(overrides=["cpca_steps=32"])
+    with pytest.raises(ValueError, match=r"cpca_coef: expected > 0 with cpca_steps, got 0\.0"):
+        make_config(overrides=["cpca_steps=8", "cpca_coef=0"])
     file.write_text('{"colour": 1}')
     with pytest.raises(ValueError, match="unknown fields"):
         make_config(file=file)

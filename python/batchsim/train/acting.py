@@ -35,11 +35,11 @@ def act(policy: Policy, s: PPOSettings, obs: dict, previous, state, masks):
             cache_enabled=False,  # a graph must not keep casts of one capture's weights
         ),
     ):
-        logits, value, state = policy(
+        out = policy(
             preprocess(obs, s.max_depth, s.depth_bins), obs[POINTGOAL], previous, state, masks
         )
-    action, log_prob = sample(logits.float())
-    return action, log_prob, value.float(), state
+    action, log_prob = sample(out.logits.float())
+    return action, log_prob, out.values.float(), out.state
 
 
 def sample(logits: torch.Tensor):

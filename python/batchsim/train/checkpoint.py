@@ -58,6 +58,7 @@ def load_policy(path: str | os.PathLike, device: str | torch.device = "cpu"):
         hidden=config.hidden_size,
         layers=config.rnn_layers,
         rnn=config.rnn,
+        cpca_steps=config.cpca_steps,
     )
     policy.load_state_dict(state["policy"])
     return policy.to(device).eval(), config

@@ -90,6 +90,12 @@ class TrainConfig:
     """Depth is clamped to this many metres, then scaled to [0, 1]."""
     depth_bins: int = 0
     """One-hot depth-bin channels added to the depth channel (0: none)."""
+    cpca_steps: int = 0
+    """Horizon k of the CPC|A auxiliary loss (batchsim.train.auxiliary): the recurrent
+    core's belief, rolled forward by the actions taken, must recognise the next k steps'
+    views. 0: no auxiliary loss."""
+    cpca_coef: float = 0.1
+    """Weight of the CPC|A loss beside the PPO losses."""
     # Randomisation of the training environments only (evaluation stays noiseless); 0: off.
     forward_noise: float = 0.0
     """Std dev (m) of Gaussian noise on each forward step (TaskConfig.forward_noise)."""
@@ -171,6 +177,13 @@ class TrainConfig:
             )
         self.training_task()  # each checks its own randomisation fields
         self.sensor_noise()
+        if self.cpca_steps < 0 or self.cpca_steps >= self.rollout_steps:
+            raise ValueError(
+                f"cpca_steps: expected 0 (off) up to rollout_steps - 1 "
+                f"({self.rollout_steps - 1}), got {self.cpca_steps}"
+            )
+        if self.cpca_steps and not self.cpca_coef > 0:
+            raise ValueError(f"cpca_coef: expected > 0 with cpca_steps, got {self.cpca_coef}")
         if self.plain_lr is not None and not self.plain_lr > 0:
             raise ValueError(f"plain_lr: expected None or > 0, got {self.plain_lr}")
         if self.minibatches > self.num_envs:

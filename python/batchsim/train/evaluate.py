@@ -61,7 +61,7 @@ class PolicyAgent:
         pointgoal = torch.from_numpy(np.array(sim.pointgoal)).to(device)
         mask = torch.from_numpy(~began).float().to(device)
         self.previous[torch.from_numpy(began).to(device)] = NO_ACTION
-        logits, _, self.state = self.policy(
+        logits, _, self.state, _ = self.policy(
             preprocess(obs, self.config.max_depth, self.config.depth_bins),
             pointgoal,
             self.previous,

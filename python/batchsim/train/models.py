@@ -13,10 +13,13 @@ one-hot channels (which bin of [0, max_depth] each pixel falls in), and RGB scal
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import torch
 from torch import nn
 from torch.nn import functional as F
+
+from batchsim.train.auxiliary import ActionCPC
 
 NO_ACTION = 4  # the previous-action embedding's "none yet" (after the 4 actions)
 
@@ -129,8 +132,16 @@ class SimpleCNN(nn.Module):
         return F.relu(self.out(self.features(x)))
 
 
+class PolicyOutput(NamedTuple):
+    logits: torch.Tensor  # [T*N, A]
+    values: torch.Tensor  # [T*N]
+    state: torch.Tensor  # the recurrent state after the last step
+    auxiliary_loss: torch.Tensor | None  # CPC|A's, when asked for with the actions taken
+
+
 class Policy(nn.Module):
-    """Encoder + (goal, previous action) embeddings + recurrent core + actor and critic.
+    """Encoder + (goal, previous action) embeddings + recurrent core + actor and critic,
+    and with cpca_steps > 0 the CPC|A auxiliary head (batchsim.train.auxiliary).
 
     The recurrent state is one tensor [layers * (2 if LSTM else 1), N, hidden]; `masks`
     ([N] float, 0 where an episode just began) reset it, as in habitat-baselines."""
@@ -143,6 +154,7 @@ class Policy(nn.Module):
         hidden: int = 512,
         layers: int = 2,
         rnn: str = "lstm",
+        cpca_steps: int = 0,
     ):
         super().__init__()
         if encoder == "se_resnet9":
@@ -164,6 +176,7 @@ class Policy(nn.Module):
         nn.init.zeros_(self.actor.bias)
         nn.init.orthogonal_(self.critic.weight)
         nn.init.zeros_(self.critic.bias)
+        self.cpca = ActionCPC(hidden, actions, cpca_steps) if cpca_steps > 0 else None
 
     @property
     def state_layers(self) -> int:
@@ -187,14 +200,16 @@ class Policy(nn.Module):
         previous_action: torch.Tensor,
         state: torch.Tensor,
         masks: torch.Tensor,
-    ):
+        actions: torch.Tensor | None = None,
+    ) -> PolicyOutput:
         """Sequences: visual [T*N, C, H, W], pointgoal [T*N, 2], previous_action [T*N],
-        masks [T, N]; state [L, N, H] at the start. Returns logits [T*N, A], values [T*N],
-        and the state after the last step."""
+        masks [T, N]; state [L, N, H] at the start. With `actions` ([T*N], taken at each
+        step) and a CPC|A head, the output carries its loss too."""
         steps, n = masks.shape
+        embeddings = self.encoder(visual)
         x = torch.cat(
             [
-                self.encoder(visual),
+                embeddings,
                 F.relu(self.goal(goal_features(pointgoal))),
                 self.previous_action(previous_action),
             ],
@@ -206,5 +221,13 @@ class Policy(nn.Module):
             out, rnn_state = self.rnn(x[t : t + 1], self._split(state))
             state = self._join(rnn_state)
             outputs.append(out)
-        features = torch.cat(outputs, 0).view(steps * n, -1)
-        return self.actor(features), self.critic(features).squeeze(-1), state
+        beliefs = torch.cat(outputs, 0)
+        features = beliefs.view(steps * n, -1)
+        auxiliary_loss = None
+        if actions is not None and self.cpca is not None:
+            auxiliary_loss = self.cpca(
+                embeddings.view(steps, n, -1), beliefs, actions.view(steps, n), masks
+            )
+        return PolicyOutput(
+            self.actor(features), self.critic(features).squeeze(-1), state, auxiliary_loss
+        )

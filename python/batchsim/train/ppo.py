@@ -1,6 +1,7 @@
 """One PPO update over a rollout: epochs over recurrent minibatches (environments split
 into groups, each replaying its whole T-step sequences from the rollout's initial state),
-the clipped surrogate objective, a value loss and an entropy bonus, gradients clipped."""
+the clipped surrogate objective, a value loss, an entropy bonus and, with a CPC|A head,
+its auxiliary loss; gradients clipped."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class PPOSettings:
     entropy_coef: float = 0.01
     max_grad_norm: float = 1.0
     normalize_advantage: bool = False
+    cpca_coef: float = 0.0  # weight of the policy's CPC|A loss (used when it has the head)
     max_depth: float = 10.0
     depth_bins: int = 0
     autocast_dtype: torch.dtype | None = None  # bf16 / fp16 on CUDA, None: full precision
@@ -30,23 +32,24 @@ class PPOSettings:
 
 def evaluate(policy: Policy, storage: RolloutStorage, envs: torch.Tensor, s: PPOSettings):
     """Log-probabilities, entropies and values of the stored actions of `envs` ([M] index),
-    replaying their sequences: each [T * M]."""
+    replaying their sequences: each [T * M]; and the policy's auxiliary loss (or None)."""
     steps = storage.steps
     obs = {k: v[:steps, envs].flatten(0, 1) for k, v in storage.obs.items()}
     device_type = storage.masks.device.type
     with torch.autocast(
         device_type, dtype=s.autocast_dtype or torch.float32, enabled=s.autocast_dtype is not None
     ):
-        logits, values, _ = policy(
+        actions = storage.actions[:, envs].flatten()
+        out = policy(
             preprocess(obs, s.max_depth, s.depth_bins),
             obs[POINTGOAL],
             storage.previous_action[:steps, envs].flatten(),
             storage.initial_state[:, envs],
             storage.masks[:steps, envs],
+            actions=actions if s.cpca_coef > 0 else None,
         )
-    dist = Categorical(logits=logits.float())
-    actions = storage.actions[:, envs].flatten()
-    return dist.log_prob(actions), dist.entropy(), values.float()
+    dist = Categorical(logits=out.logits.float())
+    return dist.log_prob(actions), dist.entropy(), out.values.float(), out.auxiliary_loss
 
 
 def update(
@@ -66,7 +69,7 @@ def update(
     for _ in range(s.epochs):
         order = torch.randperm(storage.envs, device=advantages.device)
         for envs in order.chunk(s.minibatches):
-            log_probs, entropy, values = evaluate(policy, storage, envs, s)
+            log_probs, entropy, values, auxiliary = evaluate(policy, storage, envs, s)
             old = storage.log_probs[:, envs].flatten()
             adv = advantages[:, envs].flatten()
             returns = storage.returns[:, envs].flatten()
@@ -75,6 +78,9 @@ def update(
             policy_loss = -torch.min(ratio * adv, clipped * adv).mean()
             value_loss = 0.5 * (returns - values).pow(2).mean()
             loss = policy_loss + s.value_coef * value_loss - s.entropy_coef * entropy.mean()
+            if auxiliary is not None:
+                loss = loss + s.cpca_coef * auxiliary.float()
+                totals["cpca_loss"] = totals.get("cpca_loss", 0.0) + auxiliary.item()
             optimizer.zero_grad(set_to_none=True)
             if scaler is not None:
                 scaler.scale(loss).backward()

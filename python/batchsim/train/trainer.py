@@ -60,6 +60,7 @@ class Trainer:
             hidden=config.hidden_size,
             layers=config.rnn_layers,
             rnn=config.rnn,
+            cpca_steps=config.cpca_steps,
         ).to(self.device)
         self.trained_policy = distributed.wrap(self.policy, self.device)
         frames_per_minibatch = config.frames_per_update // config.minibatches
@@ -77,6 +78,7 @@ class Trainer:
             entropy_coef=config.entropy_coef,
             max_grad_norm=config.max_grad_norm,
             normalize_advantage=config.normalize_advantage,
+            cpca_coef=config.cpca_coef if config.cpca_steps else 0.0,
             max_depth=config.max_depth,
             depth_bins=config.depth_bins,
             autocast_dtype=_autocast_dtype(config, self.device),
