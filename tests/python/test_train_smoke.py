@@ -61,6 +61,8 @@ def test_config_presets_files_and_overrides(tmp_path):
     for gpu_preset in ("pointnav-depth", "pointnav-rgb"):  # the recipe: N, slots, rotation
         config = make_config(gpu_preset)
         assert (config.num_envs, config.scenes_resident, config.steps_per_scene) == (4096, 16, 600)
+        assert config.cpca_steps == 16 and config.cuda_graphs
+    assert make_config("demo").cpca_steps == 0  # the CPU preset stays plain PPO
     file = tmp_path / "c.json"
     file.write_text('{"rollout_steps": 16, "sensors": ["rgb"]}')
     config = make_config("demo", file=file)
