@@ -192,3 +192,32 @@ def test_advantages_keep_their_scale_unless_normalised(normalize):
     assert losses[0] != pytest.approx(0.0, abs=1e-4)
     # rel 1e-3: standardising adds 1e-5 to the std, which differs between the two scales.
     assert losses[1] / losses[0] == pytest.approx(1.0 if normalize else 10.0, rel=1e-3)
+
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("rnn,layers", [("lstm", 2), ("gru", 1)])
+def test_rollouts_by_segments_match_the_stepwise_reference(device, rnn, layers):
+    torch.manual_seed(3)
+    steps, n, hidden = 9, 6, 32
+    policy = Policy("simple_cnn", 1, hidden=hidden, layers=layers, rnn=rnn).to(device)
+    inputs = (
+        torch.rand(steps * n, 1, 16, 16, device=device),
+        torch.rand(steps * n, 2, device=device) + 0.5,
+        torch.randint(0, 5, (steps * n,), device=device),
+        torch.randn(policy.state_layers, n, hidden, device=device),
+    )
+    masks = (torch.rand(steps, n, device=device) > 0.3).float()
+    masks[:, 0] = 1  # one environment runs the whole rollout in one episode
+    masks[0, 1] = 0  # one begins an episode at step 0: its carried state is dropped
+    outputs = {}
+    for sequence in ("stepwise", "segments"):
+        policy.sequence = sequence
+        with torch.backends.cudnn.flags(allow_tf32=False):  # both in fp32: comparable
+            out = policy(*inputs, masks)
+            gradient = torch.autograd.grad(out.values.sum(), policy.rnn.weight_hh_l0)[0]
+        outputs[sequence] = (out.logits, out.values, out.state, gradient)
+    for got, want in zip(outputs["segments"], outputs["stepwise"], strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)

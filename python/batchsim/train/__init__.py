@@ -4,6 +4,9 @@
     trainer      Trainer: rollouts from simulator halves, PPO updates, episode metrics
     run          train(): the loop behind `batchsim train` (progress, logs, checkpoints)
     models       policies: visual encoders, recurrent core, actor and critic heads
+    recurrence   the recurrent core over rollouts with episode resets (stepwise, segments)
+    auxiliary    CPC|A, the auxiliary loss on the recurrent core's belief
+    acting       rollout inference: sampling, CUDA graphs
     ppo          one PPO update over a rollout
     storage      rollout storage, allocated once on the training device
     lamb         the LAMB optimizer

@@ -19,6 +19,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from batchsim.train import recurrence
 from batchsim.train.auxiliary import ActionCPC
 
 NO_ACTION = 4  # the previous-action embedding's "none yet" (after the 4 actions)
@@ -177,6 +178,13 @@ class Policy(nn.Module):
         nn.init.orthogonal_(self.critic.weight)
         nn.init.zeros_(self.critic.bias)
         self.cpca = ActionCPC(hidden, actions, cpca_steps) if cpca_steps > 0 else None
+        self.sequence = "segments"  # or "stepwise": how rollouts run (batchsim.train.recurrence)
+        self.channels_last = False
+
+    def use_channels_last(self) -> None:
+        """NHWC convolutions: the encoder's kernels and, at each call, its input."""
+        self.encoder.to(memory_format=torch.channels_last)
+        self.channels_last = True
 
     @property
     def state_layers(self) -> int:
@@ -206,6 +214,8 @@ class Policy(nn.Module):
         masks [T, N]; state [L, N, H] at the start. With `actions` ([T*N], taken at each
         step) and a CPC|A head, the output carries its loss too."""
         steps, n = masks.shape
+        if self.channels_last:
+            visual = visual.contiguous(memory_format=torch.channels_last)
         embeddings = self.encoder(visual)
         x = torch.cat(
             [
@@ -215,13 +225,11 @@ class Policy(nn.Module):
             ],
             1,
         ).view(steps, n, -1)
-        outputs = []
-        for t in range(steps):  # reset the state of environments whose episode began
-            state = state * masks[t].view(1, n, 1)
-            out, rnn_state = self.rnn(x[t : t + 1], self._split(state))
-            state = self._join(rnn_state)
-            outputs.append(out)
-        beliefs = torch.cat(outputs, 0)
+        run = recurrence.by_segments if self.sequence == "segments" else recurrence.stepwise
+        beliefs, rnn_state = (recurrence.stepwise if steps == 1 else run)(
+            self.rnn, x, self._split(state), masks
+        )
+        state = self._join(rnn_state)
         features = beliefs.view(steps * n, -1)
         auxiliary_loss = None
         if actions is not None and self.cpca is not None:

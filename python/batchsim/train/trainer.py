@@ -62,6 +62,8 @@ class Trainer:
             rnn=config.rnn,
             cpca_steps=config.cpca_steps,
         ).to(self.device)
+        if self.device.type == "cuda":  # NHWC convolutions: RESULTS.md, "the learner"
+            self.policy.use_channels_last()
         self.trained_policy = distributed.wrap(self.policy, self.device)
         frames_per_minibatch = config.frames_per_update // config.minibatches
         self.lr = scaled_lr(config.base_lr, frames_per_minibatch)
