@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import torch
 
@@ -53,18 +52,16 @@ def synthetic_rollout(envs: int, steps: int, resolution: int, device) -> Rollout
 
 
 def time_updates(policy, storage, settings, updates: int, device) -> list[float]:
+    """Seconds of each update (synchronised), after 2 untimed: cuDNN plans, the allocator."""
     optimizer = Lamb(lamb_groups(policy, ("actor", "critic")), lr=1e-6)
-    seconds = []
-    for step in range(updates + 2):  # 2 untimed: cuDNN plans and allocator warm-up
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
-        started = time.perf_counter()
+
+    def one_update() -> None:
         update(policy, optimizer, storage, settings)
         if device.type == "cuda":
             torch.cuda.synchronize(device)
-        if step >= 2:
-            seconds.append(time.perf_counter() - started)
-    return seconds
+
+    report.times(one_update, 2)
+    return report.times(one_update, updates)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,9 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     device = torch.device(args.device)
     storage = synthetic_rollout(args.envs, args.steps, args.resolution, device)
-    settings = PPOSettings(
-        cpca_coef=0.1, autocast_dtype=torch.bfloat16 if device.type == "cuda" else None
-    )
+    settings = PPOSettings(autocast_dtype=torch.bfloat16 if device.type == "cuda" else None)
     results = {}
     for name, (sequence, channels_last) in VARIANTS.items():
         torch.manual_seed(0)

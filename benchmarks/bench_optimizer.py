@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import torch
 
@@ -21,17 +20,14 @@ def time_steps(optimizer: Lamb, policy: Policy, steps: int, device: torch.device
     """Seconds of each optimizer.step() (synchronised), after 5 untimed ones."""
     for p in policy.parameters():
         p.grad = torch.randn_like(p) * 1e-3
-    seconds = []
-    for step in range(steps + 5):
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
-        started = time.perf_counter()
+
+    def one_step() -> None:
         optimizer.step()
         if device.type == "cuda":
             torch.cuda.synchronize(device)
-        if step >= 5:
-            seconds.append(time.perf_counter() - started)
-    return seconds
+
+    report.times(one_step, 5)
+    return report.times(one_step, steps)
 
 
 def main(argv: list[str] | None = None) -> int:

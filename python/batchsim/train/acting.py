@@ -7,9 +7,9 @@ the same ~6 ms at 1,024 environments as at 4,096, i.e. it was bound by launching
 (benchmarks/RESULTS.md, "the recipe's batch size"). A replay reads the policy's parameters
 where they live, so the optimizer's in-place steps reach it, and its sampling draws from the
 default CUDA generator as the eager call does; the capture runs under a forked random state
-so that it draws nothing. It is opt-in (`TrainConfig.cuda_graphs`): the first capture on an
-H100 failed, and the fixes since are checked only by tests/python/test_train_acting.py's
-CUDA tests, not yet run (benchmarks/RESULTS.md, "rollout inference as CUDA graphs").
+so that it draws nothing. On by default (`TrainConfig.cuda_graphs`): inference per update
+0.143 s against 0.405 s eager on an H100, 1.55x the frames per second end to end
+(benchmarks/RESULTS.md, "rollout inference as CUDA graphs").
 """
 
 from __future__ import annotations

@@ -225,10 +225,9 @@ class Policy(nn.Module):
             ],
             1,
         ).view(steps, n, -1)
-        run = recurrence.by_segments if self.sequence == "segments" else recurrence.stepwise
-        beliefs, rnn_state = (recurrence.stepwise if steps == 1 else run)(
-            self.rnn, x, self._split(state), masks
-        )
+        segments = self.sequence == "segments" and steps > 1  # one step: nothing to cut
+        run = recurrence.by_segments if segments else recurrence.stepwise
+        beliefs, rnn_state = run(self.rnn, x, self._split(state), masks)
         state = self._join(rnn_state)
         features = beliefs.view(steps * n, -1)
         auxiliary_loss = None

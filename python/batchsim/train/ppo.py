@@ -24,7 +24,7 @@ class PPOSettings:
     entropy_coef: float = 0.01
     max_grad_norm: float = 1.0
     normalize_advantage: bool = False
-    cpca_coef: float = 0.0  # weight of the policy's CPC|A loss (used when it has the head)
+    cpca_coef: float = 0.1  # weight of the CPC|A loss, where the policy has the head
     max_depth: float = 10.0
     depth_bins: int = 0
     autocast_dtype: torch.dtype | None = None  # bf16 / fp16 on CUDA, None: full precision
@@ -46,7 +46,7 @@ def evaluate(policy: Policy, storage: RolloutStorage, envs: torch.Tensor, s: PPO
             storage.previous_action[:steps, envs].flatten(),
             storage.initial_state[:, envs],
             storage.masks[:steps, envs],
-            actions=actions if s.cpca_coef > 0 else None,
+            actions=actions,
         )
     dist = Categorical(logits=out.logits.float())
     return dist.log_prob(actions), dist.entropy(), out.values.float(), out.auxiliary_loss

@@ -80,7 +80,7 @@ class Trainer:
             entropy_coef=config.entropy_coef,
             max_grad_norm=config.max_grad_norm,
             normalize_advantage=config.normalize_advantage,
-            cpca_coef=config.cpca_coef if config.cpca_steps else 0.0,
+            cpca_coef=config.cpca_coef,
             max_depth=config.max_depth,
             depth_bins=config.depth_bins,
             autocast_dtype=_autocast_dtype(config, self.device),
