@@ -75,11 +75,13 @@ struct BatchSim::Impl {
         return {query(i, w), config.geodesic, w.unreachable};
     }
 
+    [[nodiscard]] EnvRange all() const { return {0, state.size()}; }
     void check_actions() const;
+    void check_range(EnvRange envs) const;
     void advance(std::size_t i, WorkerScratch& w);
     void finish_step(std::size_t i, bool stop_called, float distance);
     void hold(std::size_t i);
-    void assign_episodes();
+    void assign_episodes(EnvRange envs);
     void begin_episodes();
     void drop_queries(const std::vector<std::shared_ptr<const ResidentScene>>& freed);
 };
@@ -90,6 +92,14 @@ void BatchSim::Impl::check_actions() const {
                        str("actions[", i, "] is ", actions[i],
                            "; expected 0 (STOP), 1 (MOVE_FORWARD), 2 (TURN_LEFT) or 3 "
                            "(TURN_RIGHT)"));
+}
+
+void BatchSim::Impl::check_range(EnvRange envs) const {
+    BATCHSIM_CHECK(slots, InvalidArgument, "call reset() before step()");
+    BATCHSIM_CHECK(envs.first <= state.size() && envs.count <= state.size() - envs.first,
+                   InvalidArgument,
+                   str("environments ", envs.first, "..", envs.first + envs.count,
+                       " lie outside the batch of ", state.size()));
 }
 
 // An environment without a running episode reports nothing this step.
@@ -130,9 +140,9 @@ void BatchSim::Impl::finish_step(std::size_t i, bool stop_called, float distance
 }
 
 // Serial, in environment order, so that evaluation hands out episodes deterministically.
-void BatchSim::Impl::assign_episodes() {
+void BatchSim::Impl::assign_episodes(EnvRange envs) {
     beginning.clear();
-    for (std::size_t i = 0; i < begin_now.size(); ++i) {
+    for (std::size_t i = envs.first; i < envs.first + envs.count; ++i) {
         if (begin_now[i] == kNo) continue;
         const bool report = begin_now[i] == kFresh;
         begin_now[i] = kNo;
@@ -205,7 +215,7 @@ void BatchSim::reset(std::optional<std::uint64_t> seed) {
     std::fill(s.state.needs_episode.begin(), s.state.needs_episode.end(), 1);
     std::fill(s.state.active.begin(), s.state.active.end(), 0);
     std::fill(s.begin_now.begin(), s.begin_now.end(), Impl::kFresh);
-    s.assign_episodes();
+    s.assign_episodes(s.all());
     s.begin_episodes();
     s.drop_queries(s.slots->collect());
 }
@@ -218,7 +228,7 @@ void BatchSim::reset_envs(std::span<const std::uint8_t> mask) {
                        "), got ", mask.size()));
     for (std::size_t i = 0; i < mask.size(); ++i)
         s.begin_now[i] = mask[i] ? Impl::kFresh : Impl::kNo;
-    s.assign_episodes();
+    s.assign_episodes(s.all());
     s.begin_episodes();
     s.drop_queries(s.slots->collect());
 }
@@ -233,20 +243,45 @@ void BatchSim::step() {
 }
 
 void BatchSim::act() {
-    Impl& s = *impl_;
-    BATCHSIM_CHECK(s.slots, InvalidArgument, "call reset() before step()");
-    s.check_actions();
-    s.step_count += 1;
-    s.pool.parallel_for(s.state.size(), kGrain, [&](std::size_t b, std::size_t e, int worker) {
-        WorkerScratch& w = s.workers[static_cast<std::size_t>(worker)];
-        for (std::size_t i = b; i < e; ++i) s.advance(i, w);
-    });
+    begin_step();
+    act(impl_->all());
 }
 
 void BatchSim::start_pending_episodes() {
+    start_pending_episodes(impl_->all());
+    end_step();
+}
+
+void BatchSim::begin_step() {
     Impl& s = *impl_;
-    s.assign_episodes();
+    BATCHSIM_CHECK(s.slots, InvalidArgument, "call reset() before step()");
+    s.check_actions();
+    // Counted before any range acts, so that every range hands out episodes at this step.
+    s.step_count += 1;
+}
+
+void BatchSim::act(EnvRange envs) {
+    Impl& s = *impl_;
+    s.check_range(envs);
+    s.pool.parallel_for(envs.count, kGrain, [&](std::size_t b, std::size_t e, int worker) {
+        WorkerScratch& w = s.workers[static_cast<std::size_t>(worker)];
+        for (std::size_t i = envs.first + b; i < envs.first + e; ++i) s.advance(i, w);
+    });
+}
+
+void BatchSim::start_pending_episodes(EnvRange envs) {
+    Impl& s = *impl_;
+    s.check_range(envs);
+    s.assign_episodes(envs);
     s.begin_episodes();
+}
+
+// Once per step, after every range: a collect between ranges could claim an evaluation
+// scene for one slot before a later range's environment claims one for another slot, and so
+// hand the scenes out in another order.
+void BatchSim::end_step() {
+    Impl& s = *impl_;
+    BATCHSIM_CHECK(s.slots, InvalidArgument, "call reset() before step()");
     s.drop_queries(s.slots->collect());
 }
 

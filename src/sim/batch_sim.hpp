@@ -24,6 +24,12 @@ struct SimStats {
     LoaderStats loader;
 };
 
+// Environments [first, first + count).
+struct EnvRange {
+    std::size_t first = 0;
+    std::size_t count = 0;
+};
+
 class BatchSim {
 public:
     // Validates config and episodes (see their validate()), starts the workers and the
@@ -56,6 +62,19 @@ public:
     // scenes nobody uses any more.
     void act();
     void start_pending_episodes();
+
+    // step() over contiguous ranges of environments, so that a caller can render one range
+    // while the next one simulates: begin_step(); then for each range, in environment order
+    // and together covering the batch, act(range) and start_pending_episodes(range); then
+    // end_step(). Bit for bit the results of step(): environments draw from their own random
+    // streams, episodes are handed out in environment order, every range sees the same step
+    // number, and scenes are freed (and next ones claimed) only once every range has chosen
+    // its episodes. Until end_step(), the scenes of every environment stay resident. A range
+    // outside the batch throws Error(InvalidArgument).
+    void begin_step();  // checks every action (throws before changing anything), counts the step
+    void act(EnvRange envs);
+    void start_pending_episodes(EnvRange envs);
+    void end_step();  // frees the scenes nobody uses any more
 
     [[nodiscard]] const EnvState& state() const;
     [[nodiscard]] const StepOutputs& outputs() const;
