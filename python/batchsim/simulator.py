@@ -24,6 +24,13 @@ work queued on that stream after ``step()`` returns sees them complete.
 
 ``step_async()`` starts a step on a C++ thread and returns at once; ``step_wait()`` joins
 it. Between the two, no output may be read and no action written: the step is using them.
+
+``double_buffer=True`` (a RenderOptions field) splits every step in two halves of the batch:
+the GPU renders the first half while the CPU simulates the second (the paper's double
+buffering). The results are the one-submission step's, bit for bit (the raster backend may
+resolve an exact depth tie either way, as it does from run to run); with final_views a half
+keeps its own ended episodes' final views. reset() renders everything at once; with one
+environment there is nothing to split.
 """
 
 from __future__ import annotations
@@ -70,7 +77,8 @@ class Simulator(SimOutputFields):
     ``fields`` changed, each in the struct that has it: BatchSim's fields, and
     ``sensors`` ("depth" and/or "rgb"), ``resolution`` ((height, width) or one int),
     ``hfov_degrees``, ``backend`` ("raster", "compute" or "auto": the device's best,
-    ``batchsim doctor`` names it; both give the same images), ``final_views``.
+    ``batchsim doctor`` names it; both give the same images), ``final_views``,
+    ``double_buffer``.
     device: "cpu", "cuda:N" or None (see :func:`make_context`); or pass a ``context`` to
     share one between simulators.
     """

@@ -69,6 +69,8 @@ void bind_render_options(py::module_& m) {
                 "'auto', 'raster' or 'compute'")
         .field("final_views", &T::final_views,
                "same_step autoreset: also render ended episodes' last views")
+        .field("double_buffer", &T::double_buffer,
+               "simulate one half of the batch while the GPU renders the other; same results")
         .finish(nullptr);
 }
 

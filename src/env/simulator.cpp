@@ -18,6 +18,7 @@ render::RendererConfig renderer_config(const sim::SimConfig& sim, const RenderOp
             .near_plane = o.near_plane,
             .far_plane = o.far_plane,
             .places = static_cast<std::uint32_t>(2 * sim.scenes_resident),
+            .batches = o.double_buffer && sim.num_envs >= 2 ? 2U : 1U,
             .depth = o.depth,
             .rgb = o.rgb,
             .backend = o.backend};
@@ -30,15 +31,19 @@ std::shared_ptr<device::PersistentTensor> twin(
     return device::PersistentTensor::create(like->context(), like->shape(), like->dtype());
 }
 
-bool any_episode_ended(const sim::StepOutputs& out) {
-    for (std::size_t i = 0; i < out.terminated.size(); ++i)
+bool any_episode_ended(const sim::StepOutputs& out, render::ViewRange views) {
+    for (std::size_t i = views.first; i < views.first + views.count; ++i)
         if (out.terminated[i] || out.truncated[i]) return true;
     return false;
 }
 
+// Copies `views`' slices of a [views, ...] tensor.
 void record_copy(VkCommandBuffer commands, const device::PersistentTensor& from,
-                 const device::PersistentTensor& to) {
-    const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = from.nbytes()};
+                 const device::PersistentTensor& to, render::ViewRange views) {
+    const VkDeviceSize per_view = from.nbytes() / static_cast<std::size_t>(from.shape()[0]);
+    const VkBufferCopy region{.srcOffset = per_view * views.first,
+                              .dstOffset = per_view * views.first,
+                              .size = per_view * views.count};
     vkCmdCopyBuffer(commands, from.vk_buffer(), to.vk_buffer(), 1, &region);
 }
 
@@ -127,30 +132,41 @@ std::span<const std::array<float, 2>> Simulator::final_pointgoal() const {
 
 void Simulator::timed_step(std::uintptr_t cuda_stream) {
     const auto started = std::chrono::steady_clock::now();
-    if (final_pointgoal_.empty()) {
-        sim_->step();
-    } else {
-        step_keeping_final_views(cuda_stream);
-    }
-    render(cuda_stream);
+    sim_->begin_step();
+    // One renderer batch, or two with double_buffer: each batch's render runs on the GPU
+    // while the next batch simulates.
+    const std::uint32_t batches = renderer_->batch_count();
+    for (std::uint32_t b = 0; b < batches; ++b) step_batch(b, b + 1 == batches, cuda_stream);
+    wait_for_views();
     last_step_seconds_ =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
-// The step in its two halves with the ended episodes' last views rendered in between, while
-// their scenes are still resident.
-void Simulator::step_keeping_final_views(std::uintptr_t cuda_stream) {
-    sim_->act();
-    const sim::StepOutputs& out = sim_->outputs();
-    std::copy(out.pointgoal.begin(), out.pointgoal.end(), final_pointgoal_.begin());
-    if (any_episode_ended(out)) {
-        render(cuda_stream);
-        copy_final_views(cuda_stream);
-    }
-    sim_->start_pending_episodes();
+// Steps the batch's environments and submits their render. The last batch ends the step
+// (frees the scenes nobody uses) before its render, as a one-batch step always did.
+void Simulator::step_batch(std::uint32_t batch, bool last, std::uintptr_t cuda_stream) {
+    const render::ViewRange views = renderer_->batch_views(batch);
+    const sim::EnvRange envs{views.first, views.count};
+    sim_->act(envs);
+    if (!final_pointgoal_.empty()) keep_final_views(batch, cuda_stream);
+    sim_->start_pending_episodes(envs);
+    if (last) sim_->end_step();
+    submit(batch, cuda_stream);
 }
 
-void Simulator::copy_final_views(std::uintptr_t cuda_stream) {
+// Between the batch's act and its autoreset: the views its ended episodes saw last, rendered
+// while their scenes are still resident (no scene is freed before end_step).
+void Simulator::keep_final_views(std::uint32_t batch, std::uintptr_t cuda_stream) {
+    const render::ViewRange views = renderer_->batch_views(batch);
+    const sim::StepOutputs& out = sim_->outputs();
+    std::copy_n(out.pointgoal.begin() + views.first, views.count,
+                final_pointgoal_.begin() + views.first);
+    if (!any_episode_ended(out, views)) return;
+    submit(batch, cuda_stream);
+    copy_final_views(views, cuda_stream);
+}
+
+void Simulator::copy_final_views(render::ViewRange views, std::uintptr_t cuda_stream) {
     device::GpuContext& context = *renderer_->context();
     auto recording = context.begin();
     const VkCommandBuffer commands = recording.commands();
@@ -158,12 +174,26 @@ void Simulator::copy_final_views(std::uintptr_t cuda_stream) {
     vk::record_memory_barrier(commands, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                               VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                               VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-    if (final_depth_) record_copy(commands, *renderer_->depth(), *final_depth_);
-    if (final_rgb_) record_copy(commands, *renderer_->rgb(), *final_rgb_);
+    if (final_depth_) record_copy(commands, *renderer_->depth(), *final_depth_, views);
+    if (final_rgb_) record_copy(commands, *renderer_->rgb(), *final_rgb_, views);
     vk::record_memory_barrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT,
                               VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                               VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
     context.submit(recording, cuda_stream);
+}
+
+// The mirror's uploads wait for the GPU to finish with a place (BatchRenderer::set_scene),
+// so they never change a scene under an earlier batch's render still in flight.
+void Simulator::submit(std::uint32_t batch, std::uintptr_t cuda_stream) {
+    mirror_.sync(*sim_, *renderer_);
+    const render::ViewRange views = renderer_->batch_views(batch);
+    const std::span<const gpu::CameraPose> poses = sim_->outputs().camera;
+    renderer_->submit(batch, poses.subspan(views.first, views.count), cuda_stream);
+}
+
+void Simulator::wait_for_views() {
+    if (renderer_->context()->exports_cuda()) return;
+    for (std::uint32_t b = 0; b < renderer_->batch_count(); ++b) renderer_->wait(b);
 }
 
 void Simulator::render(std::uintptr_t cuda_stream) {

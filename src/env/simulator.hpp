@@ -4,6 +4,18 @@
 // submission. step_async() runs the same on a background thread and returns at once, so
 // the caller can work meanwhile (run the policy on the other half of a double-buffered
 // batch, say); step_wait() joins it. No Python and no per-environment work on the caller.
+//
+// With RenderOptions::double_buffer, step() works in two halves of the batch, each a
+// renderer batch: it simulates half A, submits A's render without waiting, simulates half B
+// while the GPU renders A, then submits B (the paper's double buffering). The results are
+// the one-submission step's, bit for bit: BatchSim's ranged step is its step, scenes are
+// freed only after half B has chosen its episodes, scene uploads wait for the GPU to finish
+// with a place, and a batch draws what the whole render draws (the raster backend resolves
+// exact depth ties in draw order, which varies from run to run anyway). final_views works
+// per half: a half in which an episode ended renders and keeps its views before its
+// autoreset; only ended environments' final entries are promised, in either mode. Views of
+// environments that evaluation parked show what their last place holds, in either mode.
+// reset() and reset_envs() render every view at once.
 #pragma once
 
 #include <array>
@@ -38,6 +50,10 @@ struct RenderOptions {
     // last (final_depth, final_rgb; gymnasium's final_obs). Costs a second render in those
     // steps; trainers that bootstrap from values, not final observations, leave it off.
     bool final_views = false;
+    // Overlap the CPU simulation of one half of the batch with the GPU render of the other
+    // (see Simulator); same results. It pays where the GPU would idle while the CPU steps;
+    // nothing overlaps where the CPU renders too (lavapipe), and with N < 2 it does nothing.
+    bool double_buffer = false;
 };
 
 class Simulator {
@@ -74,8 +90,11 @@ public:
 
 private:
     void timed_step(std::uintptr_t cuda_stream);  // step + render, timed
-    void step_keeping_final_views(std::uintptr_t cuda_stream);
-    void copy_final_views(std::uintptr_t cuda_stream);
+    void step_batch(std::uint32_t batch, bool last, std::uintptr_t cuda_stream);
+    void keep_final_views(std::uint32_t batch, std::uintptr_t cuda_stream);
+    void copy_final_views(render::ViewRange views, std::uintptr_t cuda_stream);
+    void submit(std::uint32_t batch, std::uintptr_t cuda_stream);
+    void wait_for_views();  // with CPU export; CUDA work is ordered on the stream instead
     void render(std::uintptr_t cuda_stream);
     void require_idle(const char* what) const;
 

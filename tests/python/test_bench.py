@@ -127,18 +127,19 @@ def test_bench_sim_records_rates_and_plots_them(procgen_dataset, tmp_path):
     assert (tmp_path / "sim.png").read_bytes().startswith(PNG_MAGIC)
 
 
-def test_bench_env_records_the_env_and_the_simulator(procgen_dataset, tmp_path):
+def test_bench_env_records_the_env_and_both_simulators(procgen_dataset, tmp_path):
     folder, _ = procgen_dataset
     args = [
         "--envs", "2", "--resolution", "16", "--steps", "2", "--runs", "2", "--warmup", "1",
         "--threads", "1", "--scenes-resident", "1", "--data", folder, "--profile",
-        "--out", tmp_path / "env.json", "--plot", tmp_path / "env.png",
+        "--double-buffer", "--out", tmp_path / "env.json", "--plot", tmp_path / "env.png",
     ]  # fmt: skip
     result = batchsim("bench", "env", *args)
     assert result.returncode == 0, result.stderr
     record = json.loads((tmp_path / "env.json").read_text())
     check_header(record, [str(a) for a in args])
-    for path in ("env", "simulator"):
+    assert record["double_buffer"] and record["results"][0]["double_buffer_over_simulator"] > 0
+    for path in ("env", "simulator", "simulator_double_buffer"):
         figures = record["results"][0][path]
         check_spread(figures, "frames_per_s")
         low, high = figures["spread"]["step_ms"]

@@ -214,3 +214,18 @@ def test_halves_have_their_own_contexts_and_step_in_turn(dataset):
         env.close()
     with pytest.raises(ValueError, match="even number"):
         batchsim.make_env_halves(dataset, 3)
+
+
+def test_double_buffer_reaches_the_simulator_and_changes_no_observation(dataset):
+    envs = [
+        batchsim.BatchNavEnv(dataset, 4, device="cpu", resolution=(8, 8), double_buffer=double)
+        for double in (False, True)
+    ]
+    assert [env.sim.renderer.batches for env in envs] == [1, 2]
+    depth = [env.reset(seed=2)[0]["depth"] for env in envs]  # rewritten in place by step()
+    for _ in range(5):
+        for env in envs:
+            env.step(np.full(4, FORWARD))
+        assert torch.equal(depth[0], depth[1]) and depth[0].count_nonzero() > 0
+    for env in envs:
+        env.close()

@@ -14,7 +14,9 @@ median overhead per step in µs and as a percentage of the env step. The same is
 one level down, through the env's own batchsim.Simulator (`sim.step()` with the actions
 written in place into `sim.actions`), for comparison, in runs alternating with the env's
 (so that drift in the machine affects both alike). The issue's goal: an overhead under 5%
-at N = 1024.
+at N = 1024. `--double-buffer` adds a third path in the same alternation: a twin Simulator
+with RenderOptions.double_buffer (half the batch simulates while the GPU renders the other
+half), reported as `simulator_double_buffer` and `double_buffer_over_simulator`.
 
 CUDA export: each timed run ends with torch.cuda.synchronize(), so frames/s counts
 finished frames; but `last_step_seconds` then covers the CPU work and the render
@@ -159,6 +161,41 @@ def simulator_step(sim):
     return step
 
 
+def double_buffered_twin(dataset, context, sim, seed: int):
+    """A Simulator like `sim` but double-buffered, reset with `seed`."""
+    render = sim.render_options.replace(double_buffer=True)
+    twin = batchsim.Simulator(dataset, config=sim.config, render=render, context=context)
+    twin.reset(seed=seed)
+    return twin
+
+
+def step_paths(env, twin, actions: torch.Tensor, env_actions) -> dict:
+    """name: (step function, actions of each run, GPU wait of the last step, its Simulator)
+    for the env, its Simulator and, unless None, the double-buffered twin."""
+    host_actions = actions.cpu().numpy()
+    paths = {
+        "env": (env_step(env), env_actions, staging_wait(env), env.sim),
+        "simulator": (simulator_step(env.sim), host_actions, lambda: 0.0, env.sim),
+    }
+    if twin is not None:
+        paths["simulator_double_buffer"] = (simulator_step(twin), host_actions, lambda: 0.0, twin)
+    return paths
+
+
+def time_paths(paths: dict, n: int, args, sync) -> dict[str, list[dict]]:
+    """Each path's timed runs, after its warm-up; the paths take turns run by run, so that
+    drift in the machine affects them alike."""
+    for step, path_actions, _, _ in paths.values():
+        warm_up(step, path_actions[0], args.warmup, sync)
+    timed = {name: [] for name in paths}
+    for run in range(args.runs):
+        for name, (step, path_actions, waited, sim) in paths.items():
+            timed[name].append(time_run(step, sim, path_actions[run], sync, waited))
+            seconds = timed[name][-1]["seconds"]
+            print(f"  N={n} {name} run {run + 1}/{args.runs}: {seconds:.2f} s", file=sys.stderr)
+    return timed
+
+
 def measure(dataset, context, n: int, args) -> dict:
     env = batchsim.BatchNavEnv(
         dataset,
@@ -174,25 +211,22 @@ def measure(dataset, context, n: int, args) -> dict:
     env.reset(seed=args.seed)
     actions = draw_actions(n, args, env.device)
     env_actions = actions.cpu().numpy() if args.host_actions else actions
-    paths = {  # name: (step function, actions of each run, GPU wait of the last step)
-        "env": (env_step(env), env_actions, staging_wait(env)),
-        "simulator": (simulator_step(env.sim), actions.cpu().numpy(), lambda: 0.0),
-    }
+    twin = (
+        double_buffered_twin(dataset, context, env.sim, args.seed) if args.double_buffer else None
+    )
     sync = synchronizer(env.device)
-    for step, path_actions, _ in paths.values():
-        warm_up(step, path_actions[0], args.warmup, sync)
-    timed = {name: [] for name in paths}
-    for run in range(args.runs):  # alternated, so that drift affects both paths alike
-        for name, (step, path_actions, waited) in paths.items():
-            timed[name].append(time_run(step, env.sim, path_actions[run], sync, waited))
-            seconds = timed[name][-1]["seconds"]
-            print(f"  N={n} {name} run {run + 1}/{args.runs}: {seconds:.2f} s", file=sys.stderr)
+    timed = time_paths(step_paths(env, twin, actions, env_actions), n, args, sync)
     result = {"num_envs": n, **{name: summarize(n, runs) for name, runs in timed.items()}}
     result["backend"] = env.sim.renderer.backend
     result["env_over_simulator"] = (
         result["env"]["frames_per_s"] / result["simulator"]["frames_per_s"]
     )
     result["overhead_below_goal"] = result["env"]["overhead_pct"] < GOAL_OVERHEAD_PCT
+    if twin is not None:
+        result["double_buffer_over_simulator"] = (
+            result["simulator_double_buffer"]["frames_per_s"] / result["simulator"]["frames_per_s"]
+        )
+        twin.close()
     if args.profile:  # after the timed runs, so that it slows none of them
         result["env_profile"] = profile_steps(env_step(env), env_actions[0])
         sync()
@@ -210,6 +244,11 @@ def _summary(result: dict) -> str:
         f"Python overhead {env['overhead_us']:,.0f} us ({env['overhead_pct']:.3g}%); "
         f"Simulator {sim['frames_per_s']:,.0f} frames/s, overhead {sim['overhead_us']:,.0f} us "
         f"({sim['overhead_pct']:.3g}%)"
+        + (
+            f"; double-buffered x{result['double_buffer_over_simulator']:.3g}"
+            if "double_buffer_over_simulator" in result
+            else ""
+        )
     )
 
 
@@ -238,6 +277,11 @@ def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
         action="store_true",
         help="add env_profile: one more env run under cProfile, the top functions per step",
     )
+    parser.add_argument(
+        "--double-buffer",
+        action="store_true",
+        help="also time a double-buffered Simulator (simulator_double_buffer in the JSON)",
+    )
     parser.add_argument("--data", type=Path, help=data.DATA_HELP)
     return report.parse_sweep_args(parser, argv)
 
@@ -264,6 +308,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         "warmup": args.warmup,
         "action_mix": ACTION_MIX,
         "host_actions": args.host_actions,
+        "double_buffer": args.double_buffer,
         "goal_overhead_pct": GOAL_OVERHEAD_PCT,
         "results": results,
     }
