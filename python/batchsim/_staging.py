@@ -33,7 +33,8 @@ class Staging:
         self._hosts = [
             torch.empty(size, dtype=torch.uint8, pin_memory=cuda) for _ in range(2 if cuda else 1)
         ]
-        self._events = [None] * len(self._hosts)
+        # One event per buffer, recorded after each copy from it (never recorded: no wait).
+        self._events = [torch.cuda.Event() for _ in self._hosts] if cuda else []
         self._next = 0
         self.last_wait_seconds = 0.0  # blocked on the GPU in the last upload (profiling)
         self._device_buffer = (
@@ -55,17 +56,15 @@ class Staging:
     def upload(self, arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
         slot = self._next
         self._next = (slot + 1) % len(self._hosts)
-        if self._events[slot] is not None:
+        if self._events:
             started = time.perf_counter()
             self._events[slot].synchronize()  # its last copy has read it
             self.last_wait_seconds = time.perf_counter() - started
         for name, view in self._host_views[slot].items():
             np.copyto(view, arrays[name], casting="unsafe")
-        if self.device.type == "cuda":
+        if self._events:
             self._device_buffer.copy_(self._hosts[slot], non_blocking=True)
-            event = torch.cuda.Event()
-            event.record()
-            self._events[slot] = event
+            self._events[slot].record()
         return self.tensors
 
 

@@ -1,6 +1,9 @@
-"""The one check of actions at the Python boundary: any integer array, list or torch tensor
-(any device) of shape [N] becomes the int32 [N] array the C++ core copies. Errors name what
-was expected and what was given, with the core's wording for values out of range."""
+"""The checks of actions at the Python boundary. Host actions (any integer array, list or CPU
+tensor of shape [N]) become the int32 [N] array the C++ core copies (:func:`check_actions`).
+A CUDA tensor is checked by its metadata alone and copied into pinned memory on its stream
+(:class:`PinnedActions`); the C++ step reads and checks its values once that copy is done,
+so the caller never waits for the GPU. Errors name what was expected and what was given,
+with the core's wording for values out of range."""
 
 from __future__ import annotations
 
@@ -9,10 +12,13 @@ import sys
 import numpy as np
 
 from batchsim import _core
+from batchsim._streams import LEGACY_DEFAULT_STREAM
 
 ACTIONS = _core.ACTIONS  # names; an action's id is its position
 _EXPECTED_VALUES = ", ".join(f"{i} ({name})" for i, name in enumerate(ACTIONS[:-1]))
 _EXPECTED_VALUES += f" or {len(ACTIONS) - 1} ({ACTIONS[-1]})"
+# Device dtypes that widen to int64 exactly, so that the core sees every value as given.
+_DEVICE_DTYPES = ("int8", "uint8", "int16", "int32", "int64")
 
 
 def _as_array(actions, num_envs: int) -> np.ndarray:
@@ -42,3 +48,63 @@ def check_actions(actions, num_envs: int) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"actions[{i}] is {array[i]}; expected {_EXPECTED_VALUES}")
     return np.ascontiguousarray(array, dtype=np.int32)
+
+
+def is_cuda_tensor(actions) -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(actions, torch.Tensor) and actions.is_cuda
+
+
+def check_cuda_actions(actions, num_envs: int) -> None:
+    """The shape and dtype of a CUDA tensor of actions: its metadata, no wait for the GPU."""
+    if tuple(actions.shape) != (num_envs,):
+        raise ValueError(f"actions: expected shape [{num_envs}], got {list(actions.shape)}")
+    if str(actions.dtype).removeprefix("torch.") not in _DEVICE_DTYPES:
+        raise ValueError(
+            f"actions: expected an integer dtype ({', '.join(_DEVICE_DTYPES)}), got {actions.dtype}"
+        )
+
+
+class PinnedActions:
+    """Hands CUDA tensors of actions to the C++ step without waiting for the GPU.
+
+    stage() widens them to int64 on the GPU, copies them into a persistent pinned [N] buffer
+    on the stream and records an event after the copy; the step's thread waits on that event
+    (cuEventSynchronize) before it reads and checks the buffer. One step at a time reads it
+    (the Simulator stages only while no step runs), so one buffer and one event suffice; both
+    must outlive the step, so their owner waits for it before dropping them.
+    """
+
+    def __init__(self, num_envs: int):
+        self.num_envs = num_envs
+        self._values = None  # pinned int64 [N]; made on first use (pinning needs CUDA)
+        self._event = None
+        self._event_device = None
+
+    def stage(self, actions, stream: int | None) -> tuple[int, int, int]:
+        """Queues the copy of ``actions`` after the work on ``stream`` (a CUstream handle;
+        torch's current stream on their device when None). Returns (address of the values,
+        the event's CUevent handle, the CUDA device ordinal) for ``step_after``."""
+        torch = sys.modules["torch"]
+        check_cuda_actions(actions, self.num_envs)
+        device = actions.device
+        on = _torch_stream(torch, device, stream)
+        if self._values is None:
+            self._values = torch.empty(self.num_envs, dtype=torch.int64, pin_memory=True)
+        if self._event_device != device:  # an event records on its first device only
+            self._event, self._event_device = torch.cuda.Event(), device
+        with torch.cuda.stream(on):
+            self._values.copy_(actions.to(torch.int64), non_blocking=True)
+            self._event.record(on)
+        if stream is not None:  # read on a stream other than the one it was made on
+            actions.record_stream(on)
+        return self._values.data_ptr(), self._event.cuda_event, device.index
+
+
+def _torch_stream(torch, device, stream: int | None):
+    """The torch stream for a CUstream handle on ``device`` (its current stream for None)."""
+    if stream is None:
+        return torch.cuda.current_stream(device)
+    if stream in (0, LEGACY_DEFAULT_STREAM):
+        return torch.cuda.default_stream(device)
+    return torch.cuda.ExternalStream(stream, device=device)

@@ -12,6 +12,11 @@ vector convention, each key with a ``_key`` mask of the environments it holds fo
 success, spl and softspl for the episodes that ended this step; distance_to_goal,
 collisions, episode_id and scene_id for every environment.
 
+Actions: an integer torch tensor on any device, numpy array or list of shape [N]. CUDA
+actions are not waited for: their shape and dtype are checked at once, their values when
+the C++ step reads them after their copy to pinned memory, so a value out of range raises
+from ``step_wait()`` (from ``step()`` alike) with the same message as host actions get.
+
 Tensor lifetimes: every tensor returned is rewritten in place by the next reset or step
 (the addresses never change), so keep what must outlive it with ``.clone()``. Between
 ``step_async`` and ``step_wait`` none of them may be read.
@@ -154,6 +159,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._observations = visual_observations(self.sim)
         self._final_views = visual_observations(self.sim, final=True)
+        self._host = self._host_results()  # persistent arrays, rewritten by every step
         self._staging = Staging(self._staged_fields(), self.device)
         self._all = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
         self._noise = (
@@ -166,7 +172,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
 
     def _staged_fields(self) -> dict:
         """The host results copied to the device each step, in one transfer."""
-        return {key: (a.dtype, a.shape) for key, a in self._host_results().items()}
+        return {key: (a.dtype, a.shape) for key, a in self._host.items()}
 
     def _host_results(self) -> dict[str, np.ndarray]:
         out = self.sim.outputs
@@ -179,7 +185,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
         return host
 
     def _results(self) -> tuple[dict, dict]:
-        staged = self._staging.upload(self._host_results())
+        staged = self._staging.upload(self._host)
         views = self._observations
         if self._noise is not None:
             self._noise.new_episodes(staged["episode_id"])
@@ -223,14 +229,14 @@ class BatchNavEnv(gym.vector.VectorEnv):
     def step_wait(self, **kwargs):
         self._require_open()
         self.sim.step_wait()
-        ended_host = np.logical_or(self.sim.terminated, self.sim.truncated)
         final_views = self._final_views
         if self._noise is not None and final_views:  # with the ended episodes' draws
             final_views = self._noise.apply(final_views)
         obs, staged = self._results()
         ended = staged["terminated"] | staged["truncated"]
         info = self._info(staged, ended)
-        if final_views and ended_host.any():
+        # Asked of the host arrays: the device's answer would wait for the GPU.
+        if final_views and (self._host["terminated"].any() or self._host["truncated"].any()):
             final_obs = {**final_views, POINTGOAL: staged["final_" + POINTGOAL]}
             info |= {"final_obs": final_obs, "_final_obs": ended}
             info |= {"final_info": dict(info), "_final_info": ended}
@@ -257,7 +263,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
     def close_extras(self, **kwargs) -> None:
         if not self._closed_env:
             self._closed_env = True
-            self._observations = self._final_views = {}
+            self._observations = self._final_views = self._host = {}
             self.sim.close()
 
     def _require_open(self) -> None:

@@ -31,10 +31,18 @@ buffering). The results are the one-submission step's, bit for bit (the raster b
 resolve an exact depth tie either way, as it does from run to run); with final_views a half
 keeps its own ended episodes' final views. reset() renders everything at once; with one
 environment there is nothing to split.
+
+Actions as a CUDA tensor (a policy's output) are never waited for on the calling thread:
+their shape and dtype are checked at once, their values are copied to pinned memory on the
+stream (``stream=``, else torch's current one) and read by the step's thread once that copy
+is done. So a value out of range raises from ``step()`` or, for ``step_async()``, from
+``step_wait()``, with the same message as for host actions. Host actions (numpy, lists, CPU
+tensors) are checked in full before the step starts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any
 
@@ -42,8 +50,9 @@ import numpy as np
 
 from batchsim import _core
 from batchsim._streams import consumer_stream
-from batchsim.actions import check_actions
+from batchsim.actions import PinnedActions, check_actions, is_cuda_tensor
 from batchsim.datasets import PointNavDataset, episode_table
+from batchsim.errors import InvalidArgumentError
 from batchsim.options import (
     SENSORS,
     RenderOptions,
@@ -103,6 +112,7 @@ class Simulator(SimOutputFields):
         self.render_options = configs.render
         self.sim = BatchSim.of(self._core.sim, table)
         self.outputs = self.sim.outputs
+        self._pinned_actions = PinnedActions(self.num_envs)
 
     # ---- what it is ----
 
@@ -187,6 +197,11 @@ class Simulator(SimOutputFields):
         """C++ wall time of the last step: simulation, scene uploads and rendering."""
         return self._core.last_step_seconds
 
+    @property
+    def last_action_wait_seconds(self) -> float:
+        """How long the last step waited for its CUDA actions' copy (0 for host actions)."""
+        return self._core.last_action_wait_seconds
+
     # ---- stepping ----
 
     def _stream(self, stream: int | None) -> int:
@@ -202,14 +217,29 @@ class Simulator(SimOutputFields):
 
     def step(self, actions=None, stream: int | None = None) -> None:
         """Advances every environment by ``actions`` (or ``outputs.actions``) and renders."""
-        self._core.step(self._actions(actions), self._stream(stream))
+        if is_cuda_tensor(actions):
+            self._core.step_after(*self._stage(actions, stream, "step()"), self._stream(stream))
+        else:
+            self._core.step(self._actions(actions), self._stream(stream))
 
     def step_async(self, actions=None, stream: int | None = None) -> None:
-        """Starts step() on a C++ thread and returns; step_wait() joins it."""
-        self._core.step_async(self._actions(actions), self._stream(stream))
+        """Starts step() on a C++ thread and returns; step_wait() joins it (and raises
+        for CUDA actions out of range: see the module docstring)."""
+        if is_cuda_tensor(actions):
+            pending = self._stage(actions, stream, "step_async()")
+            self._core.step_async_after(*pending, self._stream(stream))
+        else:
+            self._core.step_async(self._actions(actions), self._stream(stream))
 
     def _actions(self, actions) -> np.ndarray | None:
         return None if actions is None else check_actions(actions, self.num_envs)
+
+    def _stage(self, actions, stream: int | None, what: str) -> tuple[int, int, int]:
+        if self._core.stepping:  # the running step still reads the pinned actions
+            raise InvalidArgumentError(
+                f"{what} while an asynchronous step is running: call step_wait() first"
+            )
+        return self._pinned_actions.stage(actions, stream)
 
     @property
     def stepping(self) -> bool:
@@ -227,7 +257,14 @@ class Simulator(SimOutputFields):
             return
         self._core.step_wait()
         self._num_envs = self.num_envs
-        self._core = self.sim = self.outputs = None
+        self._core = self.sim = self.outputs = self._pinned_actions = None
+
+    def __del__(self):
+        # A running step reads the pinned actions and waits on their event: it must end
+        # before they are freed with this object (close() waits too).
+        if getattr(self, "_core", None) is not None:
+            with contextlib.suppress(Exception):  # the step's error has nobody to go to
+                self._core.step_wait()
 
     @property
     def closed(self) -> bool:

@@ -2,7 +2,10 @@
 // batchsim.Simulator). Simulator(context, config, render, episodes); the GIL is released
 // around resets and steps; step_async returns with the step running on a C++ thread.
 // `stream` is the consumer's CUDA stream (a CUstream handle; 0 = the default stream),
-// chosen by the Python layer.
+// chosen by the Python layer. step_after / step_async_after read the actions from host
+// memory once a wait returns (a CUDA event's, for a policy's actions copied to pinned memory).
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include <pybind11/numpy.h>
@@ -12,6 +15,7 @@
 #include "bindings/arrays.hpp"
 #include "bindings/bindings.hpp"
 #include "bindings/sim_views.hpp"
+#include "device/cuda_event.hpp"
 #include "env/simulator.hpp"
 
 namespace py = pybind11;
@@ -27,6 +31,42 @@ std::unique_ptr<Simulator> make_simulator(std::shared_ptr<device::GpuContext> co
                                           sim::EpisodeSet episodes) {
     py::gil_scoped_release unlocked;
     return std::make_unique<Simulator>(std::move(context), config, std::move(episodes), render);
+}
+
+// A Python object held by a step's thread, which has no GIL to drop it with: the reference
+// is taken with the GIL and released through Py_AddPendingCall (by the main thread, later).
+std::shared_ptr<PyObject> held_by_step(const py::object& object) {
+    return {object.inc_ref().ptr(), [](PyObject* held) {
+                Py_AddPendingCall(
+                    [](void* pointer) {
+                        Py_DECREF(static_cast<PyObject*>(pointer));
+                        return 0;
+                    },
+                    held);
+            }};
+}
+
+// The wait before a step reads pending actions: a CUDA event's (`ready` an int, a CUevent
+// handle on CUDA device `device`) or, for tests without a GPU, a Python callable's, called
+// with the GIL.
+std::function<void()> actions_wait(const py::object& ready, int device) {
+    if (py::isinstance<py::int_>(ready)) {
+        const auto event = ready.cast<std::uintptr_t>();
+        return [device, event] { device::cuda::synchronize_event(device, event); };
+    }
+    BATCHSIM_CHECK(PyCallable_Check(ready.ptr()) != 0, InvalidArgument,
+                   str("ready: expected a CUevent handle (int) or a callable, got ",
+                       std::string(py::str(py::type::of(ready).attr("__name__")))));
+    return [callable = held_by_step(ready)] {
+        const py::gil_scoped_acquire locked;
+        py::handle{callable.get()}();
+    };
+}
+
+env::PendingActions pending_actions(std::uintptr_t values, const py::object& ready, int device) {
+    BATCHSIM_CHECK(values != 0, InvalidArgument,
+                   "values: expected the address of N int64 actions, got 0");
+    return {reinterpret_cast<const std::int64_t*>(values), actions_wait(ready, device)};
 }
 
 py::object final_pointgoal(const py::object& self) {
@@ -82,6 +122,26 @@ void bind_env(py::module_& m) {
                 s.step_async(stream);
             },
             py::arg("actions") = py::none(), py::arg("stream") = 0)
+        .def(
+            "step_after",
+            [](Simulator& s, std::uintptr_t values, const py::object& ready, int device,
+               std::uintptr_t stream) {
+                auto actions = pending_actions(values, ready, device);
+                py::gil_scoped_release unlocked;
+                s.step(stream, actions);
+            },
+            py::arg("values"), py::arg("ready"), py::arg("device") = 0, py::arg("stream") = 0,
+            "step() with the N int64 actions at address `values`, read and checked once `ready` "
+            "(a CUevent handle on CUDA device `device`, or a callable) has happened")
+        .def(
+            "step_async_after",
+            [](Simulator& s, std::uintptr_t values, const py::object& ready, int device,
+               std::uintptr_t stream) {
+                s.step_async(stream, pending_actions(values, ready, device));
+            },
+            py::arg("values"), py::arg("ready"), py::arg("device") = 0, py::arg("stream") = 0,
+            "step_after() on the step's thread: returns before `ready`; the values (and a CUDA "
+            "event) must stay alive until step_wait(), which raises a bad value")
         .def("step_wait", &Simulator::step_wait, py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("stepping", &Simulator::stepping)
         .def_property_readonly("final_depth", &Simulator::final_depth,
@@ -90,7 +150,8 @@ void bind_env(py::module_& m) {
                                "[N, H, W, 4] uint8: views before the autoreset (final_views)")
         .def_property_readonly("final_pointgoal", &final_pointgoal,
                                "[N, 2] float32: pointgoal before the autoreset (final_views)")
-        .def_property_readonly("last_step_seconds", &Simulator::last_step_seconds);
+        .def_property_readonly("last_step_seconds", &Simulator::last_step_seconds)
+        .def_property_readonly("last_action_wait_seconds", &Simulator::last_action_wait_seconds);
 }
 
 }  // namespace batchsim::bindings

@@ -50,6 +50,7 @@ bool resolve_all(void* lib, Driver& d, std::string& why) {
     ok &= resolve(lib, "cuSignalExternalSemaphoresAsync", d.cuSignalExternalSemaphoresAsync, why);
     ok &= resolve(lib, "cuWaitExternalSemaphoresAsync", d.cuWaitExternalSemaphoresAsync, why);
     ok &= resolve(lib, "cuDestroyExternalSemaphore", d.cuDestroyExternalSemaphore, why);
+    ok &= resolve(lib, "cuEventSynchronize", d.cuEventSynchronize, why);
     return ok;
 }
 

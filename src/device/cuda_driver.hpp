@@ -15,6 +15,7 @@ using CUdevice = int;
 using CUdeviceptr = unsigned long long;
 using CUcontext = struct CUctx_st*;
 using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
 using CUexternalMemory = struct CUextMemory_st*;
 using CUexternalSemaphore = struct CUextSemaphore_st*;
 
@@ -137,6 +138,7 @@ struct Driver {
                                               const ExternalSemaphoreWaitParams*,
                                               unsigned int count, CUstream stream);
     CUresult (*cuDestroyExternalSemaphore)(CUexternalSemaphore semaphore);
+    CUresult (*cuEventSynchronize)(CUevent event);
     int version = 0;  // e.g. 13000
 };
 

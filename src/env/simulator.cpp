@@ -98,12 +98,23 @@ void Simulator::reset_envs(std::span<const std::uint8_t> mask, std::uintptr_t cu
 
 void Simulator::step(std::uintptr_t cuda_stream) {
     require_idle("step()");
-    timed_step(cuda_stream);
+    run_step(cuda_stream, nullptr);
 }
 
 void Simulator::step_async(std::uintptr_t cuda_stream) {
     require_idle("step_async()");
-    background_.start([this, cuda_stream] { timed_step(cuda_stream); });
+    background_.start([this, cuda_stream] { run_step(cuda_stream, nullptr); });
+}
+
+void Simulator::step(std::uintptr_t cuda_stream, const PendingActions& actions) {
+    require_idle("step()");
+    run_step(cuda_stream, &actions);
+}
+
+void Simulator::step_async(std::uintptr_t cuda_stream, PendingActions actions) {
+    require_idle("step_async()");
+    background_.start(
+        [this, cuda_stream, actions = std::move(actions)] { run_step(cuda_stream, &actions); });
 }
 
 void Simulator::step_wait() {
@@ -118,6 +129,10 @@ double Simulator::last_step_seconds() const {
     return last_step_seconds_;
 }
 
+double Simulator::last_action_wait_seconds() const {
+    return last_action_wait_seconds_;
+}
+
 const std::shared_ptr<device::PersistentTensor>& Simulator::final_depth() const {
     return final_depth_;
 }
@@ -128,6 +143,21 @@ const std::shared_ptr<device::PersistentTensor>& Simulator::final_rgb() const {
 
 std::span<const std::array<float, 2>> Simulator::final_pointgoal() const {
     return final_pointgoal_;
+}
+
+// The step on the caller's thread or the background one; pending actions are taken first.
+void Simulator::run_step(std::uintptr_t cuda_stream, const PendingActions* actions) {
+    last_action_wait_seconds_ = actions ? take_actions(*actions) : 0.0;
+    timed_step(cuda_stream);
+}
+
+double Simulator::take_actions(const PendingActions& actions) {
+    BATCHSIM_CHECK(actions.values != nullptr, InvalidArgument, "pending actions without values");
+    const auto started = std::chrono::steady_clock::now();
+    if (actions.wait) actions.wait();
+    const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - started;
+    sim_->set_actions({actions.values, sim_->num_envs()});
+    return waited.count();
 }
 
 void Simulator::timed_step(std::uintptr_t cuda_stream) {

@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -56,6 +57,15 @@ struct RenderOptions {
     bool double_buffer = false;
 };
 
+// A step's actions that reach the host after the step is asked for (a policy's, on the GPU,
+// copied into pinned memory): N int64 at `values`, final once `wait()` returns. The step
+// calls wait() on its own thread, so step_async() returns before they are ready; their owner
+// keeps `values` and what `wait` waits on alive until step() / step_wait() returns.
+struct PendingActions {
+    const std::int64_t* values = nullptr;
+    std::function<void()> wait;  // blocks until `values` hold this step's actions; may be empty
+};
+
 class Simulator {
 public:
     // Throws what BatchSim and BatchRenderer throw for bad settings.
@@ -74,6 +84,10 @@ public:
     void reset_envs(std::span<const std::uint8_t> mask, std::uintptr_t cuda_stream);
     void step(std::uintptr_t cuda_stream);
     void step_async(std::uintptr_t cuda_stream);
+    // The same with the actions read from `actions` after its wait (checked then, as
+    // BatchSim::set_actions: a bad value throws from step() / step_wait()).
+    void step(std::uintptr_t cuda_stream, const PendingActions& actions);
+    void step_async(std::uintptr_t cuda_stream, PendingActions actions);
     void step_wait();  // rethrows the step's error; returns at once if none is running
     [[nodiscard]] bool stepping() const;
 
@@ -87,9 +101,13 @@ public:
     // Wall time of the last step in C++ (simulation, scene sync and render submission; with
     // CPU export the render itself), for measuring what the layers above add.
     [[nodiscard]] double last_step_seconds() const;
+    // How long the last step waited for its PendingActions (0 without), apart from the above.
+    [[nodiscard]] double last_action_wait_seconds() const;
 
 private:
-    void timed_step(std::uintptr_t cuda_stream);  // step + render, timed
+    void run_step(std::uintptr_t cuda_stream, const PendingActions* actions);
+    double take_actions(const PendingActions& actions);  // returns the seconds waited
+    void timed_step(std::uintptr_t cuda_stream);         // step + render, timed
     void step_batch(std::uint32_t batch, bool last, std::uintptr_t cuda_stream);
     void keep_final_views(std::uint32_t batch, std::uintptr_t cuda_stream);
     void copy_final_views(render::ViewRange views, std::uintptr_t cuda_stream);
@@ -104,6 +122,7 @@ private:
     std::shared_ptr<device::PersistentTensor> final_depth_, final_rgb_;
     std::vector<std::array<float, 2>> final_pointgoal_;
     double last_step_seconds_ = 0;
+    double last_action_wait_seconds_ = 0;
     BackgroundTask background_;  // last: joined before the rest is destroyed
 };
 

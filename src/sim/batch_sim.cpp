@@ -17,6 +17,13 @@ constexpr std::size_t kGrain = 32;
 // Seeds the environments' noise streams apart from their episode streams.
 constexpr std::uint64_t kNoiseSeed = 0x6e6f6973652d7267ULL;
 
+// Environment i's action, or Error(InvalidArgument) naming what it is and what it may be.
+void check_action(std::size_t i, std::int64_t action) {
+    BATCHSIM_CHECK(action >= 0 && action < kActionCount, InvalidArgument,
+                   str("actions[", i, "] is ", action,
+                       "; expected 0 (STOP), 1 (MOVE_FORWARD), 2 (TURN_LEFT) or 3 (TURN_RIGHT)"));
+}
+
 // One worker's navmesh queries (one per resident scene, made on first use) and counters.
 struct WorkerScratch {
     std::vector<std::unique_ptr<nav::NavQuery>> queries;
@@ -87,11 +94,7 @@ struct BatchSim::Impl {
 };
 
 void BatchSim::Impl::check_actions() const {
-    for (std::size_t i = 0; i < actions.size(); ++i)
-        BATCHSIM_CHECK(actions[i] >= 0 && actions[i] < kActionCount, InvalidArgument,
-                       str("actions[", i, "] is ", actions[i],
-                           "; expected 0 (STOP), 1 (MOVE_FORWARD), 2 (TURN_LEFT) or 3 "
-                           "(TURN_RIGHT)"));
+    for (std::size_t i = 0; i < actions.size(); ++i) check_action(i, actions[i]);
 }
 
 void BatchSim::Impl::check_range(EnvRange envs) const {
@@ -235,6 +238,15 @@ void BatchSim::reset_envs(std::span<const std::uint8_t> mask) {
 
 std::span<std::int32_t> BatchSim::actions() {
     return impl_->actions;
+}
+
+void BatchSim::set_actions(std::span<const std::int64_t> values) {
+    std::vector<std::int32_t>& actions = impl_->actions;
+    BATCHSIM_CHECK(values.size() == actions.size(), InvalidArgument,
+                   str("actions: expected ", actions.size(), " values, got ", values.size()));
+    for (std::size_t i = 0; i < values.size(); ++i) check_action(i, values[i]);
+    std::transform(values.begin(), values.end(), actions.begin(),
+                   [](std::int64_t action) { return static_cast<std::int32_t>(action); });
 }
 
 void BatchSim::step() {

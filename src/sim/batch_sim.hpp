@@ -52,6 +52,10 @@ public:
 
     // The actions step() applies, [N] int32 in 0..3 (Action); written in place by callers.
     [[nodiscard]] std::span<std::int32_t> actions();
+    // Copies N actions of any integer width, widened to int64 (a device tensor's values that
+    // reached the host), into actions(). Throws Error(InvalidArgument) as step() does for
+    // the first value out of range, leaving actions() as they were.
+    void set_actions(std::span<const std::int64_t> values);
     // Advances every environment by its action. Throws Error(InvalidArgument) naming the
     // first environment whose action is out of range, before changing anything.
     void step();

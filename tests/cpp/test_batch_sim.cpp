@@ -210,6 +210,23 @@ TEST_CASE("BatchSim: bad actions and calls are rejected before anything changes"
                       Catch::Contains("environments 3..6 lie outside"));
 }
 
+TEST_CASE("BatchSim: set_actions widens int64 actions or rejects them unchanged", "[batch_sim]") {
+    const auto scenes = test::standard_scenes();
+    BatchSim sim(small_config(4, 1), test::random_episodes(scenes, 2, 5));
+    const std::vector<std::int64_t> given{0, 1, 2, 3};
+    sim.set_actions(given);
+    CHECK(std::vector<std::int32_t>(sim.actions().begin(), sim.actions().end()) ==
+          std::vector<std::int32_t>{0, 1, 2, 3});
+    // 2^32 + 1 would read as 1 if cut to int32: it must be named as given.
+    const std::vector<std::int64_t> wide{3, 3, 4294967297LL, 3};
+    CHECK_THROWS_WITH(sim.set_actions(wide),
+                      "actions[2] is 4294967297; expected 0 (STOP), 1 (MOVE_FORWARD), "
+                      "2 (TURN_LEFT) or 3 (TURN_RIGHT)");
+    CHECK(sim.actions()[0] == 0);  // a rejected batch leaves every action as it was
+    CHECK_THROWS_WITH(sim.set_actions(std::vector<std::int64_t>(3, 1)),
+                      Catch::Contains("expected 4 values, got 3"));
+}
+
 TEST_CASE("BatchSim: autoreset modes", "[batch_sim]") {
     const auto scenes = test::standard_scenes();
     const auto episodes = test::random_episodes(scenes, 4, 10);

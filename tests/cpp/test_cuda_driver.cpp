@@ -2,6 +2,7 @@
 
 #include "core/check.hpp"
 #include "device/cuda_driver.hpp"
+#include "device/cuda_event.hpp"
 
 using namespace batchsim::device::cuda;
 
@@ -27,5 +28,16 @@ TEST_CASE("CU_CHECK turns failures into batchsim errors") {
         CHECK(error.kind() == batchsim::Error::Kind::Cuda);
         CHECK_THAT(error.what(), Catch::Contains("(100"));
         CHECK_THAT(error.what(), Catch::Contains("test_cuda_driver.cpp:"));
+    }
+}
+
+TEST_CASE("waiting on a CUDA event without a driver says why not") {
+    if (driver() != nullptr) return;  // the GPU tests wait on real events (test_env_cuda.py)
+    try {
+        synchronize_event(0, 0);
+        FAIL("synchronize_event did not throw");
+    } catch (const batchsim::Error& error) {
+        CHECK(error.kind() == batchsim::Error::Kind::Unsupported);
+        CHECK_THAT(error.what(), Catch::StartsWith("CUDA is unavailable: "));
     }
 }

@@ -132,18 +132,25 @@ def test_bench_env_records_the_env_and_both_simulators(procgen_dataset, tmp_path
     args = [
         "--envs", "2", "--resolution", "16", "--steps", "2", "--runs", "2", "--warmup", "1",
         "--threads", "1", "--scenes-resident", "1", "--data", folder, "--profile",
-        "--double-buffer", "--out", tmp_path / "env.json", "--plot", tmp_path / "env.png",
+        "--actions", "drawn", "same", "policy", "--double-buffer",
+        "--out", tmp_path / "env.json", "--plot", tmp_path / "env.png",
     ]  # fmt: skip
     result = batchsim("bench", "env", *args)
     assert result.returncode == 0, result.stderr
     record = json.loads((tmp_path / "env.json").read_text())
     check_header(record, [str(a) for a in args])
-    assert record["double_buffer"] and record["results"][0]["double_buffer_over_simulator"] > 0
-    for path in ("env", "simulator", "simulator_double_buffer"):
-        figures = record["results"][0][path]
-        check_spread(figures, "frames_per_s")
-        low, high = figures["spread"]["step_ms"]
-        assert 0 < low <= high
+    assert record["double_buffer"]
+    assert [r["actions"] for r in record["results"]] == ["drawn", "same", "policy"]
+    for r in record["results"]:
+        ratio = r["env"]["frames_per_s"] / r["simulator"]["frames_per_s"]
+        assert r["env_over_simulator"] == pytest.approx(ratio)
+        assert r["double_buffer_over_simulator"] > 0
+        for path in ("env", "simulator", "simulator_double_buffer"):
+            figures = r[path]
+            check_spread(figures, "frames_per_s")
+            low, high = figures["spread"]["step_ms"]
+            assert 0 < low <= high
+            assert figures["action_wait_us"] == 0  # CPU tensors: no device copy to wait for
     profile = record["results"][0]["env_profile"]
     assert 0 < len(profile) <= 15
     own = [row["own_us_per_step"] for row in profile]

@@ -186,6 +186,39 @@ def test_actions_are_checked_at_the_boundary(dataset, shared_context):
         env.reset()
 
 
+def test_actions_are_checked_once_per_step(dataset, shared_context, monkeypatch):
+    calls = []
+    check = batchsim.actions.check_actions
+    for module in (batchsim.simulator, batchsim.env):  # every layer that might check them
+        if hasattr(module, "check_actions"):
+            monkeypatch.setattr(module, "check_actions", lambda *a: calls.append(a) or check(*a))
+    env = make(dataset, shared_context, num_envs=3)
+    env.reset(seed=0)
+    env.step(torch.tensor([1, 2, 3]))
+    env.step_async(np.array([1, 1, 1]))
+    env.step_wait()
+    assert len(calls) == 2
+    env.close()
+
+
+def test_cuda_actions_are_checked_by_their_metadata():
+    # What can be known of a CUDA tensor without waiting for the GPU (shown on CPU tensors).
+    from batchsim.actions import check_cuda_actions
+
+    check_cuda_actions(torch.tensor([0, 3, 9]), 3)  # values: the step checks them later
+    for dtype in (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64):
+        check_cuda_actions(torch.ones(3, dtype=dtype), 3)
+    cases = [
+        (torch.ones(4, dtype=torch.int64), r"expected shape \[3\], got \[4\]"),
+        (torch.ones(3, 1, dtype=torch.int64), r"expected shape \[3\], got \[3, 1\]"),
+        (torch.ones(3), r"expected an integer dtype \(int8, .*int64\), got torch.float32"),
+        (torch.ones(3, dtype=torch.bool), "got torch.bool"),
+    ]
+    for actions, message in cases:
+        with pytest.raises(ValueError, match=message):
+            check_cuda_actions(actions, 3)
+
+
 def test_repr_and_render(dataset, shared_context):
     env = make(dataset, shared_context, num_envs=5, sensors=("depth",))
     env.reset(seed=0)

@@ -15,6 +15,7 @@ import batchsim  # noqa: E402
 from batchsim.env import POINTGOAL  # noqa: E402
 
 N, STEPS = 64, 40
+FLAGS = ("reward", "terminated", "truncated")
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +105,72 @@ def test_cuda_halves_pipelined(dataset, cuda_context):
     for env in (*halves, *twins):
         env.close()
     del expected
+
+
+def test_cuda_actions_step_like_the_same_actions_as_numpy(dataset, cuda_context):
+    # CUDA actions reach the step through pinned memory after an event, in any integer dtype:
+    # every result is bit-identical to a twin stepped with the same actions as numpy.
+    options = dict(resolution=(32, 32), seed=5, scenes_resident=1)
+    device_env = batchsim.BatchNavEnv(dataset, N, context=cuda_context, **options)
+    host_env = batchsim.BatchNavEnv(dataset, N, device="cuda:0", **options)
+    device_env.reset(seed=2)
+    host_env.reset(seed=2)
+    dtypes = (torch.int64, torch.int32, torch.uint8)
+    for t, step_actions in enumerate(actions(STEPS, N)):
+        on_gpu = torch.from_numpy(step_actions).to("cuda", dtypes[t % len(dtypes)])
+        obs, *flags, _ = device_env.step(on_gpu)
+        expected_obs, *expected_flags, _ = host_env.step(step_actions)
+        np.testing.assert_array_equal(device_env.sim.actions, step_actions)
+        for key in obs:
+            assert torch.equal(obs[key], expected_obs[key]), f"step {t}: {key}"
+        for name, a, b in zip(FLAGS, flags, expected_flags, strict=True):
+            assert torch.equal(a, b), f"step {t}: {name}"
+    for env in (device_env, host_env):
+        env.close()
+
+
+def test_cuda_actions_do_not_hold_up_step_async(dataset, cuda_context):
+    env = batchsim.BatchNavEnv(dataset, N, context=cuda_context, resolution=(16, 16))
+    env.reset(seed=0)
+    torch.cuda._sleep(2_000_000_000)  # about a second of GPU work before the actions exist
+    queued = torch.ones(N, dtype=torch.int64, device="cuda")
+    env.step_async(queued)
+    assert not torch.cuda.current_stream().query()  # returned with the GPU still busy
+    env.step_wait()
+    np.testing.assert_array_equal(env.sim.actions, np.ones(N))
+    assert env.sim.last_action_wait_seconds > 0
+    env.close()
+
+
+def test_cuda_actions_on_a_given_stream(dataset, cuda_context):
+    side = torch.cuda.Stream()
+    sim = batchsim.Simulator(dataset, N, context=cuda_context, resolution=(16, 16), seed=1)
+    twin = batchsim.Simulator(dataset, N, device="cpu", resolution=(16, 16), seed=1)
+    sim.reset()
+    twin.reset()
+    for step_actions in actions(10, N):
+        with torch.cuda.stream(side):
+            on_gpu = torch.from_numpy(step_actions).cuda()
+        sim.step(on_gpu, stream=side.cuda_stream)
+        twin.step(step_actions)
+        np.testing.assert_array_equal(sim.actions, twin.actions)
+        np.testing.assert_array_equal(sim.reward, twin.reward)
+        np.testing.assert_array_equal(sim.pointgoal, twin.pointgoal)
+    sim.close()
+    twin.close()
+
+
+def test_cuda_actions_out_of_range_raise_at_step_wait(dataset, cuda_context):
+    env = batchsim.BatchNavEnv(dataset, 4, context=cuda_context, resolution=(16, 16))
+    env.reset(seed=0)
+    env.step_async(torch.tensor([1, 1, 9, 1], device="cuda"))  # values unseen until the event
+    with pytest.raises(ValueError, match=r"actions\[2\] is 9; expected 0 \(STOP\), 1 "):
+        env.step_wait()
+    with pytest.raises(ValueError, match=r"actions\[0\] is -1; expected"):
+        env.step(torch.tensor([-1, 1, 1, 1], dtype=torch.int8, device="cuda"))
+    with pytest.raises(ValueError, match=r"expected an integer dtype .*got torch.float32"):
+        env.step_async(torch.ones(4, device="cuda"))  # metadata: raised at once
+    assert not env.sim.stepping
+    env.step(torch.full((4,), 2, dtype=torch.int32, device="cuda"))  # steps on after errors
+    np.testing.assert_array_equal(env.sim.actions, [2, 2, 2, 2])
+    env.close()

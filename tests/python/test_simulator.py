@@ -4,6 +4,8 @@ simulator's slots, and step_async/step_wait give the same results as step."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -124,3 +126,54 @@ def test_options_are_checked(dataset, cpu_context):
     assert "Simulator(num_envs=6" in repr(sim)
     sim.close()
     assert sim.closed and "closed" in repr(sim)
+
+
+def test_pending_actions_are_read_after_their_wait(dataset, cpu_context):
+    # The C++ path for CUDA actions with a host-side wait in place of cuEventSynchronize:
+    # the values land in the buffer only when the wait runs, as a device copy's would.
+    reference, pending = make(dataset, cpu_context, seed=5), make(dataset, cpu_context, seed=5)
+    reference.reset()
+    pending.reset()
+    rng = np.random.default_rng(3)
+    buffer = np.zeros(pending.num_envs, np.int64)
+    released = threading.Event()
+    for _ in range(4):
+        actions = rng.integers(0, 4, pending.num_envs)
+        buffer[:] = 3 - actions  # decoys: what a read before the wait would see
+
+        def wait(actions=actions):
+            assert released.wait(timeout=60)
+            buffer[:] = actions
+
+        pending._core.step_async_after(buffer.ctypes.data, wait)
+        assert pending.stepping  # returned before the wait could finish
+        released.set()
+        pending.step_wait()
+        released.clear()
+        reference.step(actions)
+        np.testing.assert_array_equal(pending.actions, actions)
+        np.testing.assert_array_equal(pending.reward, reference.reward)
+        np.testing.assert_array_equal(pending.camera_position, reference.camera_position)
+        depth, expected = np.from_dlpack(pending.depth), np.from_dlpack(reference.depth)
+        np.testing.assert_array_equal(depth, expected)
+
+
+def test_pending_actions_out_of_range_raise_from_the_step(dataset, cpu_context):
+    sim = make(dataset, cpu_context)
+    sim.reset()
+    sim.step(np.full(sim.num_envs, 1))
+    position = sim.camera_position.copy()
+    bad = np.array([0, 1, 7, 1, 1, 1], np.int64)
+    sim._core.step_async_after(bad.ctypes.data, lambda: None)  # values unseen until the wait
+    with pytest.raises(ValueError, match=r"actions\[2\] is 7; expected 0 \(STOP\), 1 "):
+        sim.step_wait()
+    huge = np.array([1, 2**40, 1, 1, 1, 1], np.int64)  # no int32 wraparound to 0
+    with pytest.raises(ValueError, match=rf"actions\[1\] is {2**40}; expected"):
+        sim._core.step_after(huge.ctypes.data, lambda: None)
+    np.testing.assert_array_equal(sim.actions, np.full(sim.num_envs, 1))  # left as they were
+    np.testing.assert_array_equal(sim.camera_position, position)  # nothing stepped
+    with pytest.raises(ZeroDivisionError):  # the wait's own error surfaces too
+        sim._core.step_after(bad.ctypes.data, lambda: 1 / 0)
+    with pytest.raises(ValueError, match="ready: expected a CUevent handle"):
+        sim._core.step_after(bad.ctypes.data, "now")
+    assert sim.last_action_wait_seconds >= 0

@@ -1,32 +1,47 @@
 """Environment step throughput: frames/s of BatchNavEnv.step() (one frame = one environment
-step, rendering included) and the Python overhead it adds to the C++ step.
+step, rendering included) against its own batchsim.Simulator's step(), and the Python
+overhead the env adds to the C++ step.
 
 For each batch size N, one BatchNavEnv (K resident scenes of the procedural training split,
-built and cached on first use) is reset, stepped `--warmup` times, then timed over `--runs`
-runs of `--steps` steps. The actions of each run are drawn beforehand as a torch tensor on
-the env's device (2% STOP, 68% MOVE_FORWARD, 15% each turn), so drawing them is not timed.
-Every step records the wall time of env.step() and the C++ wall time of that step
-(`env.sim.last_step_seconds`: simulation, scene uploads and rendering); their difference is
-the Python overhead (action checks, copying results to tensors, building the info dict).
+built and cached on first use) is reset, then, for each `--actions` mode, both paths are
+stepped `--warmup` times and timed over `--runs` runs of `--steps` steps, the env's runs
+alternating with the Simulator's (so that drift in the machine affects both alike). Actions
+are drawn beforehand with a fixed seed (2% STOP, 68% MOVE_FORWARD, 15% each turn) as a
+torch tensor on the env's device, so drawing them is not timed. The modes:
 
-Reported per N: median frames/s over the runs (N x steps / seconds, min and max), and the
-median overhead per step in µs and as a percentage of the env step. The same is measured
-one level down, through the env's own batchsim.Simulator (`sim.step()` with the actions
-written in place into `sim.actions`), for comparison, in runs alternating with the env's
-(so that drift in the machine affects both alike). The issue's goal: an overhead under 5%
-at N = 1024. `--double-buffer` adds a third path in the same alternation: a twin Simulator
+- drawn: env.step() is given the drawn tensor (numpy with `--host-actions`); the Simulator
+  has the actions written in place into `sim.actions` (host memory) and calls `sim.step()`.
+- same: both get the same drawn tensor (`env.step(a)`, `sim.step(a)`), so both pay the same
+  hand-over of device actions (numpy for both with `--host-actions`).
+- policy: closed loop, as a policy would drive them: each step's actions are computed on
+  the device from the current observation (the drawn row plus a term that reads the
+  rendered view and is always 0), so they depend on the last step's render; both paths.
+
+`--double-buffer` adds a third path to every mode, in the same alternation: a twin Simulator
 with RenderOptions.double_buffer (half the batch simulates while the GPU renders the other
-half), reported as `simulator_double_buffer` and `double_buffer_over_simulator`.
+half), given the Simulator's actions; reported as `simulator_double_buffer` and
+`double_buffer_over_simulator`.
+
+Every step records the wall time of the step call, the C++ wall time of that step
+(`sim.last_step_seconds`: simulation, scene uploads and rendering) and the time the C++
+step waited for device actions' copy (`sim.last_action_wait_seconds`); wall minus C++ is
+the overhead (action checks, copying results to tensors, the info dict; waits for the GPU).
+
+JSON: per N and mode one entry of `results`: `num_envs`, `actions` (the mode), `backend`,
+`env_over_simulator` (ratio of frames/s), `overhead_below_goal` (the env's overhead under
+GOAL_OVERHEAD_PCT), `stats` (the simulator's), `env_profile` (with `--profile`: the first
+mode's env path under cProfile, the top functions per step), and for each path (`env`,
+`simulator`): `frames_per_s` (median over runs; `min`, `max`), `step_ms`, `cxx_step_ms`,
+`overhead_us`, `overhead_pct` (medians per step), `staging_wait_us` (the env's results'
+staging buffer waited for the GPU), `action_wait_us` (the step waited for device actions),
+`overhead_less_wait_us` (overhead less both waits), and `spread`: [min, max] over the runs
+of each run's median `step_ms`, `cxx_step_ms` and `overhead_us`.
 
 CUDA export: each timed run ends with torch.cuda.synchronize(), so frames/s counts
 finished frames; but `last_step_seconds` then covers the CPU work and the render
-submission only (the GPU renders asynchronously), and env.step() may wait for the GPU when
-it reuses a staging buffer (reported apart as `staging_wait_us`, and subtracted in
-`overhead_less_wait_us`), so there the overhead is an upper bound of Python's share.
-CPU export (lavapipe): the render completes inside the C++ step.
-
-`spread` gives min and max over the runs of each per-step median; `--plot PNG` draws
-frames/s against N.
+submission only (the GPU renders asynchronously), so the overhead is an upper bound of
+Python's share. CPU export (lavapipe): the render completes inside the C++ step.
+`--plot PNG` draws frames/s against N, one colour per mode.
 """
 
 from __future__ import annotations
@@ -43,10 +58,12 @@ import torch
 
 import batchsim
 from batchsim.bench import data, report
+from batchsim.env import visual_observations
 from batchsim.simulator import make_context
 
 ACTION_MIX = [0.02, 0.68, 0.15, 0.15]  # STOP, MOVE_FORWARD, TURN_LEFT, TURN_RIGHT
 GOAL_OVERHEAD_PCT = 5.0
+MODES = ("drawn", "same", "policy")
 
 
 def draw_actions(n: int, args, device: torch.device) -> torch.Tensor:
@@ -72,18 +89,19 @@ def warm_up(step, actions, warmup: int, sync) -> None:
 
 def time_run(step, sim, actions, sync, waited) -> dict:
     """One timed run of step(row) over the rows of actions: its seconds (synchronised at
-    the end) and, per step, the wall time of step(), the C++ time of the step and the time
-    step() waited for the GPU (waited())."""
-    wall, cxx, wait = [], [], []
+    the end) and, per step, the wall time of step(), the C++ time of the step and the times
+    step() waited for the GPU: for a staging buffer (waited()) and for the actions."""
+    run = {"wall": [], "cxx": [], "wait": [], "action_wait": []}
     started = time.perf_counter()
     for row in actions:
         before = time.perf_counter()
         step(row)
-        wall.append(time.perf_counter() - before)
-        cxx.append(sim.last_step_seconds)
-        wait.append(waited())
+        run["wall"].append(time.perf_counter() - before)
+        run["cxx"].append(sim.last_step_seconds)
+        run["wait"].append(waited())
+        run["action_wait"].append(sim.last_action_wait_seconds)
     sync()
-    return {"seconds": time.perf_counter() - started, "wall": wall, "cxx": cxx, "wait": wait}
+    return {"seconds": time.perf_counter() - started, **run}
 
 
 def summarize(n: int, runs: list[dict]) -> dict:
@@ -91,6 +109,7 @@ def summarize(n: int, runs: list[dict]) -> dict:
     wall = np.concatenate([run["wall"] for run in runs])
     cxx = np.concatenate([run["cxx"] for run in runs])
     wait = np.concatenate([run["wait"] for run in runs])
+    action_wait = np.concatenate([run["action_wait"] for run in runs])
     overhead = wall - cxx
     return {
         "frames_per_s": statistics.median(rates),
@@ -101,7 +120,8 @@ def summarize(n: int, runs: list[dict]) -> dict:
         "overhead_us": float(np.median(overhead)) * 1e6,
         "overhead_pct": float(np.median(overhead / wall)) * 100,
         "staging_wait_us": float(np.median(wait)) * 1e6,
-        "overhead_less_wait_us": float(np.median(overhead - wait)) * 1e6,
+        "action_wait_us": float(np.median(action_wait)) * 1e6,
+        "overhead_less_wait_us": float(np.median(overhead - wait - action_wait)) * 1e6,
         "spread": {  # [min, max] over the runs of each run's median
             "step_ms": _spread_over_runs(runs, lambda r: r["wall"], 1e3),
             "cxx_step_ms": _spread_over_runs(runs, lambda r: r["cxx"], 1e3),
@@ -113,10 +133,6 @@ def summarize(n: int, runs: list[dict]) -> dict:
 def _spread_over_runs(runs: list[dict], times, scale: float) -> list[float]:
     """[min, max] over the runs of the median of times(run) (per-step seconds) x scale."""
     return report.spread([float(np.median(times(run))) * scale for run in runs])
-
-
-def env_step(env):
-    return lambda row: env.step(row)
 
 
 def staging_wait(env):
@@ -161,6 +177,14 @@ def simulator_step(sim):
     return step
 
 
+def closed_loop(step, sim):
+    """step(actions) driven as a policy would: each row of drawn actions plus a term read
+    off the current view on its device (always 0: views are never negative), so the actions
+    wait for the last step's render as a policy's output does."""
+    view = next(iter(visual_observations(sim).values())).flatten(1)[:, 0]
+    return lambda row: step(row + (view < 0).to(row.dtype))
+
+
 def double_buffered_twin(dataset, context, sim, seed: int):
     """A Simulator like `sim` but double-buffered, reset with `seed`."""
     render = sim.render_options.replace(double_buffer=True)
@@ -169,34 +193,30 @@ def double_buffered_twin(dataset, context, sim, seed: int):
     return twin
 
 
-def step_paths(env, twin, actions: torch.Tensor, env_actions) -> dict:
-    """name: (step function, actions of each run, GPU wait of the last step, its Simulator)
-    for the env, its Simulator and, unless None, the double-buffered twin."""
-    host_actions = actions.cpu().numpy()
-    paths = {
-        "env": (env_step(env), env_actions, staging_wait(env), env.sim),
-        "simulator": (simulator_step(env.sim), host_actions, lambda: 0.0, env.sim),
-    }
+def simulator_path(sim, mode: str, drawn: torch.Tensor, host_actions: bool) -> tuple:
+    """(step function, actions of each run, sim) of a Simulator in `mode`."""
+    host = drawn.cpu().numpy()
+    if mode == "drawn":
+        return simulator_step(sim), host, sim
+    if mode == "same":
+        return sim.step, host if host_actions else drawn, sim
+    return closed_loop(sim.step, sim), drawn, sim
+
+
+def action_paths(env, mode: str, drawn: torch.Tensor, host_actions: bool, twin=None) -> dict:
+    """name: (step function, actions of each run, the Simulator it steps) of the env, its
+    Simulator and, unless None, the double-buffered twin, in `mode`."""
+    if mode == "policy":
+        env_path = (closed_loop(env.step, env.sim), drawn, env.sim)
+    else:
+        env_path = (env.step, drawn.cpu().numpy() if host_actions else drawn, env.sim)
+    paths = {"env": env_path, "simulator": simulator_path(env.sim, mode, drawn, host_actions)}
     if twin is not None:
-        paths["simulator_double_buffer"] = (simulator_step(twin), host_actions, lambda: 0.0, twin)
+        paths["simulator_double_buffer"] = simulator_path(twin, mode, drawn, host_actions)
     return paths
 
 
-def time_paths(paths: dict, n: int, args, sync) -> dict[str, list[dict]]:
-    """Each path's timed runs, after its warm-up; the paths take turns run by run, so that
-    drift in the machine affects them alike."""
-    for step, path_actions, _, _ in paths.values():
-        warm_up(step, path_actions[0], args.warmup, sync)
-    timed = {name: [] for name in paths}
-    for run in range(args.runs):
-        for name, (step, path_actions, waited, sim) in paths.items():
-            timed[name].append(time_run(step, sim, path_actions[run], sync, waited))
-            seconds = timed[name][-1]["seconds"]
-            print(f"  N={n} {name} run {run + 1}/{args.runs}: {seconds:.2f} s", file=sys.stderr)
-    return timed
-
-
-def measure(dataset, context, n: int, args) -> dict:
+def measure(dataset, context, n: int, args) -> list[dict]:
     env = batchsim.BatchNavEnv(
         dataset,
         n,
@@ -209,14 +229,42 @@ def measure(dataset, context, n: int, args) -> dict:
         backend=args.backend,
     )
     env.reset(seed=args.seed)
-    actions = draw_actions(n, args, env.device)
-    env_actions = actions.cpu().numpy() if args.host_actions else actions
+    drawn = draw_actions(n, args, env.device)
     twin = (
         double_buffered_twin(dataset, context, env.sim, args.seed) if args.double_buffer else None
     )
+    results = [measure_mode(env, twin, n, mode, drawn, args) for mode in args.actions]
+    if twin is not None:
+        twin.close()
+    if args.profile:  # after the timed runs, so that it slows none of them
+        step, path_actions, _ = action_paths(env, args.actions[0], drawn, args.host_actions)["env"]
+        results[0]["env_profile"] = profile_steps(step, path_actions[0])
+        synchronizer(env.device)()
+    stats = env.sim.stats()
+    env.close()
+    return [{**result, "stats": stats} for result in results]
+
+
+def measure_mode(env, twin, n: int, mode: str, drawn: torch.Tensor, args) -> dict:
+    """The figures of every path with the actions of `mode`, runs alternated."""
+    paths = action_paths(env, mode, drawn, args.host_actions, twin)
     sync = synchronizer(env.device)
-    timed = time_paths(step_paths(env, twin, actions, env_actions), n, args, sync)
-    result = {"num_envs": n, **{name: summarize(n, runs) for name, runs in timed.items()}}
+    for step, path_actions, _ in paths.values():
+        warm_up(step, path_actions[0], args.warmup, sync)
+    timed = {name: [] for name in paths}
+    for run in range(args.runs):
+        for name, (step, path_actions, sim) in paths.items():
+            waited = staging_wait(env) if name == "env" else lambda: 0.0
+            timed[name].append(time_run(step, sim, path_actions[run], sync, waited))
+            seconds = timed[name][-1]["seconds"]
+            print(
+                f"  N={n} {mode} {name} run {run + 1}/{args.runs}: {seconds:.2f} s", file=sys.stderr
+            )
+    result = {
+        "num_envs": n,
+        "actions": mode,
+        **{name: summarize(n, runs) for name, runs in timed.items()},
+    }
     result["backend"] = env.sim.renderer.backend
     result["env_over_simulator"] = (
         result["env"]["frames_per_s"] / result["simulator"]["frames_per_s"]
@@ -226,12 +274,6 @@ def measure(dataset, context, n: int, args) -> dict:
         result["double_buffer_over_simulator"] = (
             result["simulator_double_buffer"]["frames_per_s"] / result["simulator"]["frames_per_s"]
         )
-        twin.close()
-    if args.profile:  # after the timed runs, so that it slows none of them
-        result["env_profile"] = profile_steps(env_step(env), env_actions[0])
-        sync()
-    result["stats"] = env.sim.stats()
-    env.close()
     print(_summary(result), file=sys.stderr)
     return result
 
@@ -239,13 +281,14 @@ def measure(dataset, context, n: int, args) -> dict:
 def _summary(result: dict) -> str:
     env, sim = result["env"], result["simulator"]
     return (
-        f"N={result['num_envs']}: env {env['frames_per_s']:,.0f} frames/s "
+        f"N={result['num_envs']} ({result['actions']} actions): "
+        f"env {env['frames_per_s']:,.0f} frames/s "
         f"[{env['min']:,.0f}-{env['max']:,.0f}], step {env['step_ms']:.2f} ms, "
         f"Python overhead {env['overhead_us']:,.0f} us ({env['overhead_pct']:.3g}%); "
         f"Simulator {sim['frames_per_s']:,.0f} frames/s, overhead {sim['overhead_us']:,.0f} us "
-        f"({sim['overhead_pct']:.3g}%)"
+        f"({sim['overhead_pct']:.3g}%); env / Simulator {result['env_over_simulator']:.3f}"
         + (
-            f"; double-buffered x{result['double_buffer_over_simulator']:.3g}"
+            f"; double-buffered / Simulator {result['double_buffer_over_simulator']:.3f}"
             if "double_buffer_over_simulator" in result
             else ""
         )
@@ -268,19 +311,26 @@ def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--actions",
+        nargs="+",
+        choices=MODES,
+        default=list(MODES),
+        help="how both paths get their actions (the module docstring): one result per mode",
+    )
+    parser.add_argument(
         "--host-actions",
         action="store_true",
         help="hand the env numpy actions (no device-to-host copy, which waits for the GPU)",
     )
     parser.add_argument(
-        "--profile",
-        action="store_true",
-        help="add env_profile: one more env run under cProfile, the top functions per step",
-    )
-    parser.add_argument(
         "--double-buffer",
         action="store_true",
         help="also time a double-buffered Simulator (simulator_double_buffer in the JSON)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="add env_profile: one more env run under cProfile, the top functions per step",
     )
     parser.add_argument("--data", type=Path, help=data.DATA_HELP)
     return report.parse_sweep_args(parser, argv)
@@ -291,7 +341,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     folder, manifest = data.ensure(args.data)
     dataset = batchsim.datasets.load_pointnav(folder / "pointnav" / "train")
     context = make_context(args.device)
-    results = [measure(dataset, context, n, args) for n in args.envs]
+    results = [result for n in args.envs for result in measure(dataset, context, n, args)]
     record = {
         "benchmark": "env",
         **report.header(args, context),
@@ -307,6 +357,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         "runs": args.runs,
         "warmup": args.warmup,
         "action_mix": ACTION_MIX,
+        "actions": args.actions,
         "host_actions": args.host_actions,
         "double_buffer": args.double_buffer,
         "goal_overhead_pct": GOAL_OVERHEAD_PCT,

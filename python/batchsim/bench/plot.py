@@ -50,7 +50,8 @@ def _render_points(record: dict) -> Iterator[Point]:
 def _env_points(record: dict) -> Iterator[Point]:
     sensors = "+".join(record.get("sensors", []))
     for r in record["results"]:
-        config = f"{r.get('backend', '')} {sensors} {record.get('resolution', '')}px".strip()
+        config = f"{r.get('backend', '')} {sensors} {record.get('resolution', '')}px"
+        config = f"{config} {r.get('actions', '')}".strip()  # one colour per actions mode
         for path in ("env", "simulator"):
             p = r[path]
             yield config, path, r["num_envs"], p["frames_per_s"], p["min"], p["max"]
