@@ -46,16 +46,22 @@ def split(procgen_dataset):
 def _next_update(trainer: Trainer):
     stats = trainer.train_step()
     weights = [p.detach().clone() for p in trainer.policy.parameters()]
-    return {k: v for k, v in stats.items() if k not in NOT_EXACT}, weights, trainer.storage
+    # The rollout it trained on: overlapped, the step has switched to the spare storage.
+    trained = trainer.spare if trainer.config.overlap_update else trainer.storage
+    return {k: v for k, v in stats.items() if k not in NOT_EXACT}, weights, trained
 
 
-@pytest.mark.parametrize("extra", [{}, {"cpca_steps": 3}], ids=["ppo", "ppo+cpca"])
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"cpca_steps": 3}, {"cpca_steps": 3, "overlap_update": True, "total_frames": 96}],
+    ids=["ppo", "ppo+cpca", "overlapped"],
+)
 def test_resume_reproduces_the_next_update_exactly(split, tmp_path, extra):
     config = tiny_config(split, tmp_path / "run", **extra)
     uninterrupted = train(config, show_progress=False)  # 2 updates, then a checkpoint
     saved = tmp_path / "saved.pt"
     shutil.copy(tmp_path / "run" / "checkpoint.pt", saved)
-    assert read_checkpoint(saved)["updates"] == 2
+    assert read_checkpoint(saved)["updates"] == config.total_updates
     expected, expected_weights, expected_storage = _next_update(uninterrupted)
 
     resumed = Trainer(config, read_checkpoint(saved))

@@ -40,7 +40,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     args = parse_args(argv, prog)
     total = args.warmup + args.updates
     config = make_config(args.preset, None, [*args.overrides, "checkpoint_every=0"])
-    config.total_frames = config.frames_per_update * total * int(os.environ.get("WORLD_SIZE", 1))
+    # One update more than run: with overlap_update the step before the last update collects
+    # no rollout, and every timed step should.
+    updates_planned = total + 1
+    world = int(os.environ.get("WORLD_SIZE", 1))
+    config.total_frames = config.frames_per_update * updates_planned * world
     trainer = Trainer(config)
     rows = []
     started = time.perf_counter()

@@ -40,6 +40,9 @@ class ActionCPC(nn.Module):
         self.predicted = nn.Linear(hidden, width)
         self.observed = nn.Linear(hidden, width, bias=False)
         self.score = nn.Linear(width, 1)
+        # Where the draws come from (None: torch's default generator); the overlapped update
+        # sets its own so that it never shares a stream with the rollouts' sampling.
+        self.generator: torch.Generator | None = None
 
     def forward(self, embeddings, beliefs, actions, masks) -> torch.Tensor:
         """Mean binary cross-entropy over valid (start, horizon) pairs. embeddings and
@@ -50,8 +53,9 @@ class ActionCPC(nn.Module):
         if horizon < 1:
             return embeddings.sum() * 0.0  # a 1-step rollout has no future to predict
         count = min(START_POINTS, (steps - 1) * n)
-        start = torch.randint(0, (steps - 1) * n, (count,), device=masks.device)
-        negative = torch.randint(0, steps * n, (count, horizon, NEGATIVES), device=masks.device)
+        draw = dict(device=masks.device, generator=self.generator)
+        start = torch.randint(0, (steps - 1) * n, (count,), **draw)
+        negative = torch.randint(0, steps * n, (count, horizon, NEGATIVES), **draw)
         return self.loss(embeddings, beliefs, actions, masks, start, negative)
 
     def loss(self, embeddings, beliefs, actions, masks, start, negative) -> torch.Tensor:

@@ -118,6 +118,10 @@ class TrainConfig:
     of launching the policy's kernels one by one (batchsim.train.acting): 1.55x the frames
     per second of the eager path on an H100 (benchmarks/RESULTS.md, "rollout inference as
     CUDA graphs"). No effect on the CPU."""
+    overlap_update: bool = False
+    """Run each PPO update on a worker thread while the next rollout is collected with the
+    weights from before it (batchsim.train.overlap): the behaviour policy lags the learner by
+    one update. False: strictly on-policy, collection and update in turn."""
     seed: int = 0
     """Seeds the simulator and torch."""
     log_dir: str = "runs/pointnav"

@@ -53,8 +53,9 @@ def evaluate(policy: Policy, storage: RolloutStorage, envs: torch.Tensor, s: PPO
 
 
 def update(
-    policy: Policy, optimizer, storage: RolloutStorage, s: PPOSettings, scaler=None
+    policy: Policy, optimizer, storage: RolloutStorage, s: PPOSettings, scaler=None, generator=None
 ) -> dict[str, float]:
+    """`generator`: where the minibatch order is drawn from (None: torch's default)."""
     advantages = storage.advantages
     if s.normalize_advantage:
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-5)
@@ -67,7 +68,7 @@ def update(
     }
     count = 0
     for _ in range(s.epochs):
-        order = torch.randperm(storage.envs, device=advantages.device)
+        order = torch.randperm(storage.envs, device=advantages.device, generator=generator)
         for envs in order.chunk(s.minibatches):
             log_probs, entropy, values, auxiliary = evaluate(policy, storage, envs, s)
             old = storage.log_probs[:, envs].flatten()

@@ -60,10 +60,12 @@ class RolloutStorage:
             self.advantages[t] = running
         self.returns.copy_(self.advantages + self.values[:-1])
 
-    def start_next(self, final_state) -> None:
-        """The last row becomes the first of the next rollout."""
-        for tensor in self.obs.values():
-            tensor[0].copy_(tensor[-1])
-        self.previous_action[0].copy_(self.previous_action[-1])
-        self.masks[0].copy_(self.masks[-1])
+    def start_next(self, final_state, previous: RolloutStorage | None = None) -> None:
+        """The last row of `previous` (this storage by default) becomes this one's first,
+        and `final_state` its initial recurrent state."""
+        previous = previous if previous is not None else self
+        for key, tensor in self.obs.items():
+            tensor[0].copy_(previous.obs[key][-1])
+        self.previous_action[0].copy_(previous.previous_action[-1])
+        self.masks[0].copy_(previous.masks[-1])
         self.initial_state.copy_(final_state)

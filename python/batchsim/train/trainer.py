@@ -8,6 +8,10 @@ batchsim.make_env_halves, the env API's own double buffering. While one half sim
 renders step t on its C++ thread, the policy picks the other half's actions, so inference
 overlaps simulation.
 
+Overlap: with ``overlap_update`` the update of rollout k runs on a worker thread while
+rollout k+1 is collected with the weights from before it (batchsim.train.overlap: one
+update of policy lag, documented there); without it, collection and update take turns.
+
 Segments: training runs in segments that begin with every environment starting a fresh
 episode from a seed derived from (seed, rank, update). A checkpoint is taken at a segment
 start, so a resumed run sees exactly the observations, recurrent state and random numbers
@@ -27,6 +31,7 @@ from batchsim.train.acting import Actor, act
 from batchsim.train.config import TrainConfig
 from batchsim.train.lamb import Lamb, lamb_groups
 from batchsim.train.models import NO_ACTION, Policy, input_channels
+from batchsim.train.overlap import ActingCopy, BackgroundUpdate, update_generator
 from batchsim.train.ppo import PPOSettings, update
 from batchsim.train.schedule import lr_factor, scaled_lr
 from batchsim.train.storage import RolloutStorage
@@ -88,8 +93,13 @@ class Trainer:
         self.scaler = (
             torch.amp.GradScaler("cuda") if self.settings.autocast_dtype == torch.float16 else None
         )
-        self.actors = [Actor(self.policy, self.settings, config.cuda_graphs) for _ in self.halves]
+        self._set_up_overlap()
+        self.actors = [
+            Actor(self.acting_policy, self.settings, config.cuda_graphs) for _ in self.halves
+        ]
         self.storage = self._make_storage()
+        self.spare = self._make_storage() if config.overlap_update else None
+        self.untrained: RolloutStorage | None = None  # collected, not yet trained on
         frames_per_update = config.frames_per_update * self.world
         self.total_updates = max(1, config.total_frames // frames_per_update)
         self.updates = 0
@@ -103,6 +113,20 @@ class Trainer:
         self.begin_segment()
 
     # -- construction -------------------------------------------------------------------
+
+    def _set_up_overlap(self) -> None:
+        """The acting copy, worker thread and update generator of overlap_update; strictly
+        on-policy, rollouts act with the learner's own weights."""
+        self.acting, self.background, self.generator = None, None, None
+        self.acting_policy = self.policy
+        if not self.config.overlap_update:
+            return
+        self.acting = ActingCopy(self.policy)
+        self.acting_policy = self.acting.policy
+        self.background = BackgroundUpdate(self.device)
+        self.generator = update_generator(self.device, self.config.seed + self.rank)
+        if self.policy.cpca is not None:
+            self.policy.cpca.generator = self.generator
 
     def _make_envs(self) -> tuple[BatchNavEnv, ...]:
         config = self.config
@@ -144,7 +168,9 @@ class Trainer:
         return ((self.config.seed * 1_000_003 + self.updates) * 64 + self.rank) * 2 + half
 
     def begin_segment(self) -> None:
-        """Every environment starts a new episode; the recurrent state starts from zero."""
+        """Every environment starts a new episode; the recurrent state starts from zero.
+        A rollout still untrained (overlap_update) is trained on first."""
+        self.drain()
         n = self.config.num_envs
         parts = [env.reset(seed=self.segment_seed(h))[0] for h, env in enumerate(self.envs)]
         obs = {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
@@ -161,6 +187,7 @@ class Trainer:
             "cuda_rng": cuda,
             "episodes": list(self.episodes),
             "scene_loads": self.scene_loads,
+            "update_rng": self.generator.get_state() if self.generator is not None else None,
         }
         return {
             "policy": self.policy.state_dict(),
@@ -190,6 +217,10 @@ class Trainer:
         torch.set_rng_state(rank["torch_rng"])
         if rank["cuda_rng"] is not None and self.device.type == "cuda":
             torch.cuda.set_rng_state(rank["cuda_rng"], self.device)
+        if self.generator is not None and rank.get("update_rng") is not None:
+            self.generator.set_state(rank["update_rng"])
+        if self.acting is not None:
+            self.acting.refresh()
 
     # -- rollouts -----------------------------------------------------------------------
 
@@ -205,7 +236,7 @@ class Trainer:
             storage.masks[t, envs][None],
         )
         if actor is None:
-            action, log_prob, value, state = act(self.policy, self.settings, *inputs)
+            action, log_prob, value, state = act(self.acting_policy, self.settings, *inputs)
         else:
             action, log_prob, value, state = actor(*inputs)
         self.state[:, envs] = state
@@ -259,34 +290,85 @@ class Trainer:
         self.episodes.extend(zip(out.success[done].tolist(), out.spl[done].tolist(), strict=True))
 
     def train_step(self) -> dict[str, float]:
-        """Collect a rollout and update the policy once; returns the update's statistics."""
+        """Collect a rollout and update the policy once (overlapped: update on the rollout
+        collected last while collecting the next); returns the update's statistics."""
         config = self.config
         factor = lr_factor(self.updates, self.total_updates, config.warmup_updates)
         for group in self.optimizer.param_groups:
             group["lr"] = (self.lr if group.get("trust", True) else self.plain_lr) * factor
-        self.timing = {"inference_s": 0.0, "sim_wait_s": 0.0}
+        self.timing = {"inference_s": 0.0, "sim_wait_s": 0.0, "collect_s": 0.0}
         started = time.perf_counter()
-        self.collect()
-        collected = time.perf_counter()
-        stats = update(
-            self.trained_policy, self.optimizer, self.storage, self.settings, self.scaler
-        )
-        self.storage.start_next(self.state)
+        if config.overlap_update:
+            stats, rollouts = self._overlapped_step()
+        else:
+            stats, rollouts = self._collect_then_update(), 1
         finished = time.perf_counter()
         self.wall_s += finished - started
         self.updates += 1
-        self.frames += config.frames_per_update * self.world
+        self.frames += config.frames_per_update * self.world * rollouts
         self._count_scene_loads()
         stats |= {
             "scene_loads": self.scene_loads,
             "lr": self.lr * factor,
             "stop_fraction": self.stop_fraction,
-            "collect_s": collected - started,
-            "update_s": finished - collected,
             **self.timing,
-            "frames_per_s": config.frames_per_update / (finished - started),
+            "frames_per_s": config.frames_per_update * rollouts / (finished - started),
         }
         return distributed.aggregate(stats, self.episode_metrics(), self.device)
+
+    def _collect(self) -> None:
+        started = time.perf_counter()
+        self.collect()
+        self.timing["collect_s"] += time.perf_counter() - started
+
+    def _update(self, storage: RolloutStorage) -> dict[str, float]:
+        """One PPO update on `storage`, its duration as update_s."""
+        started = time.perf_counter()
+        stats = update(
+            self.trained_policy,
+            self.optimizer,
+            storage,
+            self.settings,
+            self.scaler,
+            self.generator,
+        )
+        return stats | {"update_s": time.perf_counter() - started}
+
+    def _collect_then_update(self) -> dict[str, float]:
+        self._collect()
+        stats = self._update(self.storage)
+        self.storage.start_next(self.state)
+        return stats
+
+    def _overlapped_step(self) -> tuple[dict[str, float], int]:
+        """Updates on the last rollout on the worker thread while the next one is collected
+        into the spare storage with the acting copy; returns the statistics and the number
+        of rollouts collected (two at a segment start, none before the last update)."""
+        rollouts = 0
+        if self.untrained is None:  # a segment start: nothing collected yet
+            self._collect()
+            rollouts += 1
+        trained, self.storage, self.spare = self.storage, self.spare, self.storage
+        self.storage.start_next(self.state, previous=trained)
+        self.untrained = None
+        self.background.start(lambda: self._update(trained))
+        if self.updates + 1 < self.total_updates:
+            self._collect()
+            self.untrained, rollouts = self.storage, rollouts + 1
+        stats = self.background.result()
+        self.acting.refresh()
+        return stats, rollouts
+
+    def drain(self) -> None:
+        """Trains on the rollout collected but not yet trained on (overlap_update), so that
+        nothing is pending when a segment starts or a checkpoint is taken. It counts as an
+        update; its statistics are not logged."""
+        if self.untrained is None:
+            return
+        self._update(self.untrained)
+        self.untrained = None
+        self.updates += 1
+        self.acting.refresh()
 
     def _count_scene_loads(self) -> None:
         """Adds the scenes the simulators loaded since the last count (slot rotation)."""
@@ -301,6 +383,8 @@ class Trainer:
         return {"success": float(success), "spl": float(spl), "episodes": len(self.episodes)}
 
     def close(self) -> None:
+        if self.background is not None:
+            self.background.close()
         for env in self.envs:
             env.close()
 
