@@ -247,7 +247,10 @@ class Trainer:
         started = time.perf_counter()
         action, log_prob, value = self._act(t, self.halves[h], self.actors[h])
         self.pending[h] = (action, log_prob, value)
-        self.envs[h].step_async(action)
+        # Host actions: waiting here for this half's inference, then stepping, measured 5-7%
+        # more frames/s than handing the env the CUDA tensor to wait for on its step thread
+        # (benchmarks/RESULTS.md, "the env API with CUDA actions").
+        self.envs[h].step_async(action.cpu())
         self.timing["inference_s"] += time.perf_counter() - started
 
     def _finish_step(self, t: int, h: int) -> None:
