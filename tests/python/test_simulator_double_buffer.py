@@ -60,6 +60,18 @@ def assert_same(a: dict, b: dict, step: int, backend: str = "compute") -> None:
             np.testing.assert_array_equal(a[name], b[name], err_msg=f"{name}, step {step}")
 
 
+def steps_of_both(one, two, seed: int, steps: int, backend: str = "compute"):
+    """Steps both with the same random actions, checking they agree after each step;
+    yields each step's index."""
+    rng = np.random.default_rng(seed)
+    for step in range(steps):
+        actions = rng.choice(4, size=one.num_envs, p=ACTION_MIX)
+        one.step(actions)
+        two.step(actions)
+        assert_same(snapshot(one), snapshot(two), step, backend)
+        yield step
+
+
 def twins(split, context, **options):
     """The same simulator twice: stepping at once, and double-buffered."""
     one = make(split, context, **options)
@@ -81,13 +93,8 @@ def test_double_buffering_changes_no_result(
     one.reset()
     two.reset()
     assert_same(snapshot(one), snapshot(two), -1, backend)
-    rng = np.random.default_rng(0)
     ended = 0
-    for step in range(60):
-        actions = rng.choice(4, size=one.num_envs, p=ACTION_MIX)
-        one.step(actions)
-        two.step(actions)
-        assert_same(snapshot(one), snapshot(two), step, backend)
+    for _ in steps_of_both(one, two, seed=0, steps=60, backend=backend):
         ended += int((one.terminated | one.truncated).sum())
         if one.active.any():  # real images
             assert (np.from_dlpack(one.depth)[one.active] > 0).mean() > 0.2
@@ -101,13 +108,8 @@ def test_final_views_are_kept_per_half(three_scene_split, cpu_context):
     one, two = twins(three_scene_split, cpu_context, final_views=True, num_envs=6)
     one.reset(seed=1)
     two.reset(seed=1)
-    rng = np.random.default_rng(1)
     ended_total = 0
-    for step in range(40):
-        actions = rng.choice(4, size=one.num_envs, p=ACTION_MIX)
-        one.step(actions)
-        two.step(actions)
-        assert_same(snapshot(one), snapshot(two), step)
+    for step in steps_of_both(one, two, seed=1, steps=40):
         np.testing.assert_array_equal(one.final_pointgoal, two.final_pointgoal)
         ended = one.terminated | one.truncated
         for name in ("final_depth", "final_rgb"):  # the ended environments' entries are new
