@@ -20,3 +20,14 @@ def consumer_stream(device: str, stream: int | None = None) -> int:
         return LEGACY_DEFAULT_STREAM
     index = int(device.partition(":")[2] or 0)
     return torch.cuda.current_stream(index).cuda_stream or LEGACY_DEFAULT_STREAM
+
+
+def torch_stream(device, stream: int | None):
+    """The torch stream for a CUstream handle on torch ``device`` (consumer_stream's inverse;
+    torch's current stream there for None)."""
+    torch = sys.modules["torch"]
+    if stream is None:
+        return torch.cuda.current_stream(device)
+    if stream in (0, LEGACY_DEFAULT_STREAM):
+        return torch.cuda.default_stream(device)
+    return torch.cuda.ExternalStream(stream, device=device)

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from batchsim import _core
-from batchsim._streams import LEGACY_DEFAULT_STREAM
+from batchsim._streams import torch_stream
 
 ACTIONS = _core.ACTIONS  # names; an action's id is its position
 _EXPECTED_VALUES = ", ".join(f"{i} ({name})" for i, name in enumerate(ACTIONS[:-1]))
@@ -88,7 +88,7 @@ class PinnedActions:
         torch = sys.modules["torch"]
         check_cuda_actions(actions, self.num_envs)
         device = actions.device
-        on = _torch_stream(torch, device, stream)
+        on = torch_stream(device, stream)
         if self._values is None:
             self._values = torch.empty(self.num_envs, dtype=torch.int64, pin_memory=True)
         if self._event_device != device:  # an event records on its first device only
@@ -99,12 +99,3 @@ class PinnedActions:
         if stream is not None:  # read on a stream other than the one it was made on
             actions.record_stream(on)
         return self._values.data_ptr(), self._event.cuda_event, device.index
-
-
-def _torch_stream(torch, device, stream: int | None):
-    """The torch stream for a CUstream handle on ``device`` (its current stream for None)."""
-    if stream is None:
-        return torch.cuda.current_stream(device)
-    if stream in (0, LEGACY_DEFAULT_STREAM):
-        return torch.cuda.default_stream(device)
-    return torch.cuda.ExternalStream(stream, device=device)
