@@ -4,12 +4,13 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
 // The compute renderer's shading pass, one dispatch per resident place (texture groups are
-// bound per place: drivers without descriptor indexing select them by constant index only). Each
-// thread of a view of that place that hit something writes the unlit base colour there: the
-// material's factor times the interpolated vertex colour times its texture at the hit's
-// interpolated texture coordinates, at a mip level chosen from the ray cone's footprint
-// (Akenine-Moller et al. 2019, "Texture Level of Detail Strategies for Real-Time Ray
-// Tracing"), in place of the raster pipeline's screen-space derivatives.
+// bound per place: drivers without descriptor indexing select them by constant index only)
+// over that place's views, which shade_bin.comp listed. Each thread whose ray hit something
+// writes the unlit base colour there: the material's factor times the interpolated vertex
+// colour times its texture at the hit's interpolated texture coordinates, at a mip level
+// chosen from the ray cone's footprint (Akenine-Moller et al. 2019, "Texture Level of Detail
+// Strategies for Real-Time Ray Tracing"), in place of the raster pipeline's screen-space
+// derivatives.
 
 #include "shared.h"
 #include "render_common.glsl"
@@ -96,9 +97,8 @@ uint shade(CameraPose pose, uvec2 pixel, TraceHit hit) {
 void main() {
     const uvec2 pixel = gl_GlobalInvocationID.xy;
     if (pixel.x >= params.width || pixel.y >= params.height) return;
-    const uint view = params.first_view + gl_WorkGroupID.z;
+    const uint view = IndexArray(params.view_list).items[gl_WorkGroupID.z];
     const CameraPose pose = PoseArray(params.poses).items[view];
-    if (pose.resident_scene != params.place) return;
     const uint index = (view * params.height + pixel.y) * params.width + pixel.x;
     const TraceHit hit = TraceHitArray(params.hits).items[index];
     if (hit.triangle == kTraceMiss) return;  // trace.comp wrote black

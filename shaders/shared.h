@@ -227,6 +227,38 @@ struct TraceParams {
     uint pad0;
 };
 
+// Views per compute dispatch: the z workgroup count every Vulkan device supports.
+BATCHSIM_GPU_CONST(uint, kMaxViewsPerDispatch, 65535u);
+// Threads per workgroup of shade_bin.comp.
+#define BATCHSIM_SHADE_BIN_GROUP_SIZE 64
+
+// A VkDispatchIndirectCommand: workgroups along x, y and z.
+struct ShadeDispatch {
+    uint x;
+    uint y;
+    uint z;
+};
+
+// shade_bin.comp sorts a batch's views by place so that each place's shading dispatch covers
+// its own views only: view first_view + i goes to lists[place * views + first_view + slot],
+// slot counted in counts[place], and chunk slot / kMaxViewsPerDispatch of the place's
+// dispatches gets one more z workgroup. dispatches and counts are zero before it runs.
+struct ShadeBinParams {
+    uint64_t poses;       // CameraPose[]: all views of the renderer
+    uint64_t dispatches;  // ShadeDispatch[place_count][chunk_count] of this batch
+    uint64_t counts;      // uint[place_count] of this batch
+    uint64_t lists;       // uint[place_count][views]
+    uint first_view;
+    uint view_count;
+    uint views;  // of the renderer: each place's list stride
+    uint place_count;
+    uint chunk_count;
+    uint tiles_x;
+    uint tiles_y;
+    uint pad0;
+};
+
+// Workgroup z of a shading dispatch shades view view_list[z] (all of them of this place).
 struct ShadeParams {
     uint64_t poses;      // CameraPose[]: all views of the renderer
     uint64_t hits;       // TraceHit[views][height][width] from trace.comp
@@ -235,14 +267,13 @@ struct ShadeParams {
     uint64_t indices;    // uint32[] of the place's scene
     uint64_t vertices;   // Vertex[] of the place's scene
     uint64_t materials;  // Material[] of the place's scene
-    uint first_view;
-    uint view_count;
+    uint64_t view_list;  // uint[]: this dispatch's views, from ShadeBinParams::lists
     uint width;
     uint height;
     float tan_half_x;
     float tan_half_y;
     float pixel_spread;  // ray cone spread angle per pixel (radians)
-    uint place;          // only views of this place are shaded
+    uint pad0;
 };
 
 #ifdef __cplusplus
@@ -251,7 +282,8 @@ static_assert(offsetof(BvhNode, left_count) == 28 && offsetof(BvhNode, right_cou
 static_assert(sizeof(BvhTriangle) == 48 && offsetof(BvhTriangle, material) == 28);
 static_assert(sizeof(TraceScene) == 16 && sizeof(TraceHit) == 16);
 static_assert(sizeof(TraceParams) == 80 && offsetof(TraceParams, first_view) == 40);
-static_assert(sizeof(ShadeParams) == 88 && offsetof(ShadeParams, first_view) == 56);
+static_assert(sizeof(ShadeParams) == 88 && offsetof(ShadeParams, width) == 64);
+static_assert(sizeof(ShadeBinParams) == 64 && sizeof(ShadeDispatch) == 12);
 #endif
 
 #ifdef __cplusplus

@@ -18,6 +18,14 @@ VkPipelineLayout create_layout(const Device& device, std::uint32_t push_constant
     return layout;
 }
 
+void bind_and_push(VkCommandBuffer commands, const ComputePipeline& pipeline,
+                   const void* constants) {
+    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle);
+    if (pipeline.push_constant_size > 0)
+        vkCmdPushConstants(commands, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                           pipeline.push_constant_size, constants);
+}
+
 }  // namespace
 
 VkShaderModule create_shader_module(const Device& device, std::span<const std::uint32_t> spirv) {
@@ -70,11 +78,14 @@ void dispatch(VkCommandBuffer commands, const ComputePipeline& pipeline, const v
 
 void dispatch(VkCommandBuffer commands, const ComputePipeline& pipeline, const void* constants,
               GroupCount groups) {
-    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle);
-    if (pipeline.push_constant_size > 0)
-        vkCmdPushConstants(commands, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                           pipeline.push_constant_size, constants);
+    bind_and_push(commands, pipeline, constants);
     vkCmdDispatch(commands, groups.x, groups.y, groups.z);
+}
+
+void dispatch_indirect(VkCommandBuffer commands, const ComputePipeline& pipeline,
+                       const void* constants, VkBuffer buffer, VkDeviceSize offset) {
+    bind_and_push(commands, pipeline, constants);
+    vkCmdDispatchIndirect(commands, buffer, offset);
 }
 
 }  // namespace batchsim::vk

@@ -36,4 +36,9 @@ struct GroupCount {
 void dispatch(VkCommandBuffer commands, const ComputePipeline& pipeline, const void* constants,
               GroupCount groups);
 
+// As dispatch, with the workgroup counts read on the GPU from the VkDispatchIndirectCommand
+// at `offset` in `buffer` (made with VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT).
+void dispatch_indirect(VkCommandBuffer commands, const ComputePipeline& pipeline,
+                       const void* constants, VkBuffer buffer, VkDeviceSize offset);
+
 }  // namespace batchsim::vk

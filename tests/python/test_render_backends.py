@@ -1,8 +1,8 @@
 """The compute backend against the raster backend, image for image: the same poses over
 several resident procedural scenes and real models, fresh random cameras each run (the seed
 is printed on failure). Depth must agree within 1 cm on 99.5% of pixels and colour closely;
-both are also checked against the CPU reference in test_render.py. Plus how `backend` is
-chosen and named."""
+both are also checked against the CPU reference in test_render.py. Plus the compute
+backend's shading of views sorted by place, and how `backend` is chosen and named."""
 
 from __future__ import annotations
 
@@ -65,6 +65,49 @@ def test_compute_matches_raster_on_procedural_scenes(procgen_dataset, cpu_contex
     places = np.repeat(np.arange(len(scenes), dtype=np.uint32), 6)
     out = render_both(cpu_context, scenes, positions, rotations, places, width, height)
     assert_backends_agree(out, f"seed {seed}, {width}x{height}")
+
+
+def render_compute(context, scenes, places_count, poses, batches):
+    """(depth, rgb) of a compute renderer with `scenes` in its first places."""
+    positions, rotations, places = poses
+    renderer = batchsim.BatchRenderer(
+        context,
+        batchsim.RendererConfig(
+            views=len(positions), width=24, height=20, places=places_count, batches=batches
+        ),
+    )
+    for place, scene in enumerate(scenes):
+        renderer.set_scene(place, scene)
+    renderer.render(positions, rotations, places)
+    return host(renderer.depth), host(renderer.rgb)
+
+
+def test_compute_shades_interleaved_places_as_sorted_ones(procgen_dataset, cpu_context):
+    """Shading runs per place over the views shade_bin.comp lists for it: views of three
+    scenes and of an empty place, shuffled and split in three batches, must come out bit for
+    bit as the same views sorted by place in one batch."""
+    root, _ = procgen_dataset
+    paths = sorted((root / "scene_datasets" / "procgen").glob("*.bsscene"))[:3]
+    scenes = [batchsim.Scene.load(p) for p in paths]
+    seed = int(np.random.default_rng().integers(1 << 31))
+    cameras = [navmesh_cameras(s, 4, seed=seed + i) for i, s in enumerate(scenes)]
+    cameras.append(cameras[0])  # four views of place 3, which holds no scene
+    positions = np.concatenate([c[0] for c in cameras])
+    rotations = np.concatenate([c[1] for c in cameras])
+    places = np.repeat(np.arange(4, dtype=np.uint32), 4)
+    sorted_depth, sorted_rgb = render_compute(
+        cpu_context, scenes, 4, (positions, rotations, places), batches=1
+    )
+    order = np.random.default_rng(seed).permutation(len(places))
+    shuffled = (positions[order], rotations[order], places[order])
+    depth, rgb = render_compute(cpu_context, scenes, 4, shuffled, batches=3)
+    context = f"seed {seed}"
+    np.testing.assert_array_equal(depth, sorted_depth[order], err_msg=context)
+    np.testing.assert_array_equal(rgb, sorted_rgb[order], err_msg=context)
+    empty = places[order] == 3
+    assert (depth[empty] == 0).all() and (rgb[empty][..., :3] == 0).all(), context
+    lit = rgb[~empty][..., :3].reshape(int((~empty).sum()), -1).max(1)
+    assert (lit > 0).all(), f"{context}: a view of a scene was left unshaded"
 
 
 @pytest.mark.skipif(not MODELS.is_dir(), reason="assimp-testmodels not installed")
