@@ -253,3 +253,21 @@ def test_bench_train_records_frames_per_second_and_its_breakdown(procgen_dataset
     breakdown = record["median_seconds_per_update"]
     assert set(breakdown) == {"collect_s", "inference_s", "sim_wait_s", "update_s"}
     assert 0 < breakdown["inference_s"] <= breakdown["collect_s"]
+
+
+def test_profile_train_writes_both_phases_tables(procgen_dataset, tmp_path):
+    folder, _ = procgen_dataset
+    out = tmp_path / "profile.txt"
+    args = [
+        "--preset", "demo", "--warmup", "1", "--out", out,
+        f"dataset={folder / 'pointnav' / 'train'}", "num_envs=4", "resolution=16",
+        "rollout_steps=4", "hidden_size=32", "device=cpu", "num_threads=1",
+    ]  # fmt: skip
+    script = REPO / "benchmarks" / "profile_train.py"
+    result = subprocess.run(
+        [sys.executable, str(script), *map(str, args)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert "collect: wall" in result.stdout and "update: wall" in result.stdout
+    tables = out.read_text()
+    assert tables.count("==== ") == 2 and "aten::" in tables
