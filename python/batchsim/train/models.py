@@ -209,13 +209,10 @@ class Policy(nn.Module):
         state: torch.Tensor,
         masks: torch.Tensor,
         actions: torch.Tensor | None = None,
-        host_masks: torch.Tensor | None = None,
     ) -> PolicyOutput:
         """Sequences: visual [T*N, C, H, W], pointgoal [T*N, 2], previous_action [T*N],
         masks [T, N]; state [L, N, H] at the start. With `actions` ([T*N], taken at each
-        step) and a CPC|A head, the output carries its loss too. `host_masks`: masks on the
-        CPU, where the caller has them (the segments are then planned without waiting for
-        the device)."""
+        step) and a CPC|A head, the output carries its loss too."""
         steps, n = masks.shape
         if self.channels_last:
             visual = visual.contiguous(memory_format=torch.channels_last)
@@ -228,12 +225,9 @@ class Policy(nn.Module):
             ],
             1,
         ).view(steps, n, -1)
-        if self.sequence == "segments" and steps > 1:  # one step: nothing to cut
-            beliefs, rnn_state = recurrence.by_segments(
-                self.rnn, x, self._split(state), masks, host_masks
-            )
-        else:
-            beliefs, rnn_state = recurrence.stepwise(self.rnn, x, self._split(state), masks)
+        segments = self.sequence == "segments" and steps > 1  # one step: nothing to cut
+        run = recurrence.by_segments if segments else recurrence.stepwise
+        beliefs, rnn_state = run(self.rnn, x, self._split(state), masks)
         state = self._join(rnn_state)
         features = beliefs.view(steps * n, -1)
         auxiliary_loss = None

@@ -30,12 +30,9 @@ class PPOSettings:
     autocast_dtype: torch.dtype | None = None  # bf16 / fp16 on CUDA, None: full precision
 
 
-def evaluate(
-    policy: Policy, storage: RolloutStorage, envs: torch.Tensor, s: PPOSettings, host_masks=None
-):
+def evaluate(policy: Policy, storage: RolloutStorage, envs: torch.Tensor, s: PPOSettings):
     """Log-probabilities, entropies and values of the stored actions of `envs` ([M] index),
-    replaying their sequences: each [T * M]; and the policy's auxiliary loss (or None).
-    `host_masks`: the CPU copy of masks[:T, envs], if the caller has one."""
+    replaying their sequences: each [T * M]; and the policy's auxiliary loss (or None)."""
     steps = storage.steps
     obs = {k: v[:steps, envs].flatten(0, 1) for k, v in storage.obs.items()}
     device_type = storage.masks.device.type
@@ -50,7 +47,6 @@ def evaluate(
             storage.initial_state[:, envs],
             storage.masks[:steps, envs],
             actions=actions,
-            host_masks=host_masks,
         )
     dist = Categorical(logits=out.logits.float())
     return dist.log_prob(actions), dist.entropy(), out.values.float(), out.auxiliary_loss
@@ -59,22 +55,22 @@ def evaluate(
 def update(
     policy: Policy, optimizer, storage: RolloutStorage, s: PPOSettings, scaler=None, generator=None
 ) -> dict[str, float]:
-    """`generator`: where the minibatch order is drawn from (None: torch's default). The
-    host waits for the device twice per update (the masks and order at the start, the
-    statistics at the end), so the GPU never idles while minibatches are launched."""
+    """`generator`: where the minibatch order is drawn from (None: torch's default)."""
     advantages = storage.advantages
     if s.normalize_advantage:
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-5)
-    totals: dict[str, torch.Tensor] = {}
+    totals = {
+        "policy_loss": 0.0,
+        "value_loss": 0.0,
+        "entropy": 0.0,
+        "clip_fraction": 0.0,
+        "approx_kl": 0.0,
+    }
     count = 0
     for _ in range(s.epochs):
         order = torch.randperm(storage.envs, device=advantages.device, generator=generator)
-        host_masks, host_order = storage.masks[: storage.steps].cpu(), order.cpu()
-        for envs, host_envs in zip(
-            order.chunk(s.minibatches), host_order.chunk(s.minibatches), strict=True
-        ):
-            host = host_masks[:, host_envs]
-            log_probs, entropy, values, auxiliary = evaluate(policy, storage, envs, s, host)
+        for envs in order.chunk(s.minibatches):
+            log_probs, entropy, values, auxiliary = evaluate(policy, storage, envs, s)
             old = storage.log_probs[:, envs].flatten()
             adv = advantages[:, envs].flatten()
             returns = storage.returns[:, envs].flatten()
@@ -85,6 +81,7 @@ def update(
             loss = policy_loss + s.value_coef * value_loss - s.entropy_coef * entropy.mean()
             if auxiliary is not None:
                 loss = loss + s.cpca_coef * auxiliary.float()
+                totals["cpca_loss"] = totals.get("cpca_loss", 0.0) + auxiliary.item()
             optimizer.zero_grad(set_to_none=True)
             if scaler is not None:
                 scaler.scale(loss).backward()
@@ -98,17 +95,10 @@ def update(
             else:
                 optimizer.step()
             with torch.no_grad():
-                minibatch = {
-                    "policy_loss": policy_loss,
-                    "value_loss": value_loss,
-                    "entropy": entropy.mean(),
-                    "clip_fraction": ((ratio - 1).abs() > s.clip).float().mean(),
-                    "approx_kl": (old - log_probs).mean(),
-                }
-                if auxiliary is not None:
-                    minibatch["cpca_loss"] = auxiliary.float()
-                for key, value in minibatch.items():
-                    totals[key] = totals.get(key, 0.0) + value.detach().float()
+                totals["policy_loss"] += policy_loss.item()
+                totals["value_loss"] += value_loss.item()
+                totals["entropy"] += entropy.mean().item()
+                totals["clip_fraction"] += ((ratio - 1).abs() > s.clip).float().mean().item()
+                totals["approx_kl"] += (old - log_probs).mean().item()
             count += 1
-    means = torch.stack(list(totals.values())).div(count).tolist()
-    return dict(zip(totals, means, strict=True))
+    return {k: v / count for k, v in totals.items()}

@@ -38,48 +38,25 @@ def stepwise(rnn: nn.RNNBase, x: torch.Tensor, state, masks: torch.Tensor):
     return torch.cat(outputs, 0), state
 
 
-def _segment_plan(masks: torch.Tensor):
-    """Where the segments of masks [T, N] lie: each (env, t)'s segment and position in it,
-    each segment's environment and start step, and the lengths (on the masks' device)."""
+def by_segments(rnn: nn.RNNBase, x: torch.Tensor, state, masks: torch.Tensor):
     steps, n = masks.shape
     begins = (masks == 0).t().contiguous()  # [N, T]: env-major, so segments are contiguous
     begins[:, 0] = True
     begins = begins.flatten()
     segment = torch.cumsum(begins, 0) - 1  # the segment of each (env, t)
     first = torch.nonzero(begins).squeeze(1)  # [S] each segment's first (env, t)
-    position = torch.arange(n * steps, device=masks.device) - first[segment]
-    lengths = torch.bincount(segment, minlength=first.numel())
-    return segment, position, first // steps, first % steps, lengths
+    count = first.numel()
+    position = torch.arange(n * steps, device=x.device) - first[segment]
+    lengths = torch.bincount(segment, minlength=count)
 
-
-def _plan_on(device: torch.device, host_masks: torch.Tensor):
-    """The plan of host masks, its index tensors sent to `device` in one copy that waits for
-    nothing on the stream (pinned memory); the lengths stay on the host for packing."""
-    segment, position, env, start, lengths = _segment_plan(host_masks)
-    if device.type != "cuda":
-        return segment.to(device), position.to(device), env.to(device), start.to(device), lengths
-    sizes = [segment.numel(), position.numel(), env.numel(), start.numel()]
-    packed = torch.cat([segment, position, env, start]).pin_memory()
-    return (*packed.to(device, non_blocking=True).split(sizes), lengths)
-
-
-def by_segments(rnn: nn.RNNBase, x: torch.Tensor, state, masks: torch.Tensor, host_masks=None):
-    """`host_masks`: a CPU copy of masks, if the caller has one: cuDNN wants the segment
-    lengths on the host, and planning there spares two device-to-host waits per call."""
-    steps, n = masks.shape
-    if host_masks is not None:
-        segment, position, env, start, lengths = _plan_on(x.device, host_masks)
-    else:
-        segment, position, env, start, lengths = _segment_plan(masks)
-        lengths = lengths.cpu()
-    count = env.numel()
     padded = x.new_zeros(steps, count, x.shape[-1])
     padded[position, segment] = x.transpose(0, 1).reshape(n * steps, -1)
+    env, start = first // steps, first % steps
     # A segment at t = 0 carries the rollout's state (zeroed if the episode begins there);
     # the others begin an episode, from zero.
     keep = (start == 0).to(masks.dtype) * masks[0, env]
     initial = _masked(_columns(state, env), keep)
-    packed = pack_padded_sequence(padded, lengths, enforce_sorted=False)
+    packed = pack_padded_sequence(padded, lengths.cpu(), enforce_sorted=False)
     out, final = rnn(packed, initial)
     out, _ = pad_packed_sequence(out, total_length=steps)
     outputs = out[position, segment].view(n, steps, -1).transpose(0, 1).contiguous()
