@@ -1,0 +1,133 @@
+// The CPU traversal of a 4-wide BVH: the twin of trace.comp's, step for step, for tests.
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "assets/bvh_wide.hpp"
+#include "core/check.hpp"
+#include "core/strings.hpp"
+
+namespace batchsim::assets {
+namespace {
+
+using Vec3 = std::array<float, 3>;
+constexpr std::uint32_t kStackEntries = BATCHSIM_BVH_MAX_DEPTH;
+constexpr float kMiss = std::numeric_limits<float>::infinity();
+constexpr std::uint32_t kNoNode = 0xffffffffu;
+// Boxes are entered up to this factor beyond the closest hit so far (as trace.comp): a
+// triangle in a box's face (walls, floors) can be hit a few ulps before the rounded slab
+// distance, and a closer one must not be pruned for that.
+constexpr float kReach = 1.0f + 0x1p-16f;
+
+struct Ray {
+    Vec3 origin, direction;
+    Vec3 inverse;  // 1 / direction, zeros nudged to stay finite
+    Vec3 shift;    // -origin * inverse: a slab distance is then one fma
+};
+
+Ray make_ray(const Vec3& origin, const Vec3& direction) {
+    Ray ray{origin, direction, {}, {}};
+    for (std::size_t a = 0; a < 3; ++a) {
+        ray.inverse[a] = 1.0f / (std::abs(direction[a]) < 1e-30f ? 1e-30f : direction[a]);
+        ray.shift[a] = -origin[a] * ray.inverse[a];
+    }
+    return ray;
+}
+
+// A node's children as trace.comp holds them: entry distance (kMiss where the ray misses the
+// box within [t_min, t_max]), child and count.
+struct Children {
+    std::array<float, 4> t;
+    std::array<std::uint32_t, 4> child, count;
+
+    void order(std::size_t a, std::size_t b) {  // one exchange of the sorting network
+        if (t[b] < t[a])
+            std::swap(t[a], t[b]), std::swap(child[a], child[b]), std::swap(count[a], count[b]);
+    }
+    void sort() { order(0, 1), order(2, 3), order(0, 2), order(1, 3), order(1, 2); }
+};
+
+float slab(float plane, std::size_t axis, const Ray& ray) {
+    return std::fma(plane, ray.inverse[axis], ray.shift[axis]);
+}
+
+Children enter_children(const Ray& ray, const Bvh4Node& n, float t_min, float t_max) {
+    Children c{{}, n.child, n.count};
+    for (std::size_t i = 0; i < 4; ++i) {
+        const float x0 = slab(n.lo_x[i], 0, ray), x1 = slab(n.hi_x[i], 0, ray);
+        const float y0 = slab(n.lo_y[i], 1, ray), y1 = slab(n.hi_y[i], 1, ray);
+        const float z0 = slab(n.lo_z[i], 2, ray), z1 = slab(n.hi_z[i], 2, ray);
+        const float enter = std::max(std::max(std::min(x0, x1), std::min(y0, y1)),
+                                     std::max(std::min(z0, z1), t_min));
+        const float leave = std::min(std::min(std::max(x0, x1), std::max(y0, y1)),
+                                     std::min(std::max(z0, z1), t_max));
+        c.t[i] = enter <= leave ? enter : kMiss;
+    }
+    return c;
+}
+
+class Walk {
+public:
+    Walk(std::span<const BvhTriangle> triangles, const Vec3& origin, const Vec3& direction,
+         float t_min, float t_max)
+        : triangles_(triangles), ray_(make_ray(origin, direction)), t_min_(t_min), t_max_(t_max) {}
+
+    // Intersects the leaves among the sorted children nearest first, then pushes the inner
+    // ones still in reach farthest first; returns the nearest of those, or kNoNode.
+    std::uint32_t step(const Bvh4Node& node) {
+        Children c = enter_children(ray_, node, t_min_, reach());
+        c.sort();
+        for (std::size_t k = 0; k < 4; ++k)
+            if (c.count[k] != 0 && in_reach(c.t[k]))
+                intersect_leaf(c.child[k], c.count[k] & ~gpu::kBvhLeaf);
+        std::uint32_t next = kNoNode;
+        for (std::size_t k = 4; k-- > 0;) {
+            if (c.count[k] != 0 || !in_reach(c.t[k])) continue;
+            if (next != kNoNode) push(next);
+            next = c.child[k];
+        }
+        return next;
+    }
+    std::uint32_t pop() { return top_ > 0 ? stack_[--top_] : kNoNode; }
+    [[nodiscard]] const std::optional<BvhHit>& hit() const { return hit_; }
+
+private:
+    [[nodiscard]] float t_far() const { return hit_ ? hit_->t : t_max_; }
+    [[nodiscard]] float reach() const { return t_far() * kReach; }
+    [[nodiscard]] bool in_reach(float t) const { return t != kMiss && t <= reach(); }
+    void intersect_leaf(std::uint32_t first, std::uint32_t count) {
+        for (std::uint32_t i = first; i < first + count; ++i) {
+            const auto candidate =
+                intersect_triangle(triangles_, i, ray_.origin, ray_.direction, t_min_, t_far());
+            if (candidate && (!hit_ || candidate->t < hit_->t)) hit_ = candidate;
+        }
+    }
+    void push(std::uint32_t node) {
+        BATCHSIM_CHECK(top_ < stack_.size(), Internal,
+                       str("4-wide BVH traversal needs more than ", kStackEntries, " entries"));
+        stack_[top_++] = node;
+    }
+
+    std::span<const BvhTriangle> triangles_;
+    Ray ray_;
+    float t_min_, t_max_;
+    std::optional<BvhHit> hit_;
+    std::array<std::uint32_t, kStackEntries> stack_{};
+    std::size_t top_ = 0;
+};
+
+}  // namespace
+
+std::optional<BvhHit> closest_hit4(std::span<const Bvh4Node> nodes,
+                                   std::span<const BvhTriangle> triangles, const Vec3& origin,
+                                   const Vec3& direction, float t_min, float t_max) {
+    if (nodes.empty()) return std::nullopt;
+    Walk walk(triangles, origin, direction, t_min, t_max);
+    for (std::uint32_t node = 0; node != kNoNode;) {
+        node = walk.step(nodes[node]);
+        if (node == kNoNode) node = walk.pop();
+    }
+    return walk.hit();
+}
+
+}  // namespace batchsim::assets
