@@ -19,11 +19,12 @@ layout(push_constant) uniform Push {
     TraceParams params;
 };
 
-// A node's child boxes and BvhTriangle's corners (their w: the other fields), each read as
-// 16-byte loads at constant offsets from one address.
+// A node as its eight 16-byte vectors (Bvh4Node: lo_x, hi_x, lo_y, hi_y, lo_z, hi_z, child,
+// count), and BvhTriangle's corners (their w: the other fields).
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer NodeRef {
-    Bvh4Node node;
+    vec4 items[8];
 };
+const uint kChildItem = 6u, kCountItem = 7u;
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer TriangleRef {
     vec4 a, b, c;
 };
@@ -33,6 +34,9 @@ struct Ray {
     vec3 direction;
     vec3 inverse;  // 1 / direction, with zero components nudged to stay finite
     vec3 shift;    // -origin * inverse: a slab distance is then one fma
+    // Per axis, which of a node's lo/hi vectors the ray meets first (its NodeRef item): the
+    // slab test then needs no min/max to order the two planes.
+    uvec3 near_item, far_item;
 };
 
 struct Hit {
@@ -55,18 +59,19 @@ const uint kNoNode = 0xffffffffu;
 // one must not be pruned for that. As assets::closest_hit4, the CPU twin of this traversal.
 const float kReach = 1.0 + 1.0 / 65536.0;
 
-// Entry distances of the ray into the node's four boxes within [near plane, t_max].
-Children enter_children(Ray ray, Bvh4Node n, float t_max) {
-    const vec4 x0 = fma(n.lo_x, vec4(ray.inverse.x), vec4(ray.shift.x));
-    const vec4 x1 = fma(n.hi_x, vec4(ray.inverse.x), vec4(ray.shift.x));
-    const vec4 y0 = fma(n.lo_y, vec4(ray.inverse.y), vec4(ray.shift.y));
-    const vec4 y1 = fma(n.hi_y, vec4(ray.inverse.y), vec4(ray.shift.y));
-    const vec4 z0 = fma(n.lo_z, vec4(ray.inverse.z), vec4(ray.shift.z));
-    const vec4 z1 = fma(n.hi_z, vec4(ray.inverse.z), vec4(ray.shift.z));
-    const vec4 enter =
-        max(max(min(x0, x1), min(y0, y1)), max(min(z0, z1), vec4(params.near_plane)));
-    const vec4 leave = min(min(max(x0, x1), max(y0, y1)), min(max(z0, z1), vec4(t_max)));
-    return Children(mix(vec4(kMissed), enter, lessThanEqual(enter, leave)), n.child, n.count);
+// Entry distances of the ray into the node's four boxes within [near plane, t_max]. An
+// unused slot (its box the point at +infinity) gives leave = -inf or enter = +inf: a miss.
+Children enter_children(Ray ray, NodeRef n, float t_max) {
+    const vec4 x0 = fma(n.items[ray.near_item.x], vec4(ray.inverse.x), vec4(ray.shift.x));
+    const vec4 x1 = fma(n.items[ray.far_item.x], vec4(ray.inverse.x), vec4(ray.shift.x));
+    const vec4 y0 = fma(n.items[ray.near_item.y], vec4(ray.inverse.y), vec4(ray.shift.y));
+    const vec4 y1 = fma(n.items[ray.far_item.y], vec4(ray.inverse.y), vec4(ray.shift.y));
+    const vec4 z0 = fma(n.items[ray.near_item.z], vec4(ray.inverse.z), vec4(ray.shift.z));
+    const vec4 z1 = fma(n.items[ray.far_item.z], vec4(ray.inverse.z), vec4(ray.shift.z));
+    const vec4 enter = max(max(x0, y0), max(z0, vec4(params.near_plane)));
+    const vec4 leave = min(min(x1, y1), min(z1, vec4(t_max)));
+    return Children(mix(vec4(kMissed), enter, lessThanEqual(enter, leave)),
+                    floatBitsToUint(n.items[kChildItem]), floatBitsToUint(n.items[kCountItem]));
 }
 
 // One exchange of the sorting network: the nearer child first.
@@ -119,7 +124,7 @@ uint stack_top;
 // One node: the children's boxes sorted by entry distance, the leaves among them intersected
 // nearest first, then the inner ones still in reach pushed farthest first. Returns the
 // nearest of those to visit next, or kNoNode.
-uint visit_node(Ray ray, uint64_t triangles, Bvh4Node node, inout Hit hit) {
+uint visit_node(Ray ray, uint64_t triangles, NodeRef node, inout Hit hit) {
     Children c = enter_children(ray, node, hit.t * kReach);
     sort(c);
     [[unroll]] for (int k = 0; k < 4; ++k) {
@@ -142,8 +147,7 @@ Hit closest_hit(Ray ray, TraceScene scene) {
     stack_top = 0u;
     uint node = 0u;
     while (true) {
-        const Bvh4Node n = NodeRef(scene.nodes + (uint64_t(node) << 7)).node;
-        node = visit_node(ray, scene.triangles, n, hit);
+        node = visit_node(ray, scene.triangles, NodeRef(scene.nodes + (uint64_t(node) << 7)), hit);
         if (node != kNoNode) continue;
         if (stack_top == 0u) break;
         node = stack[--stack_top];
@@ -158,7 +162,8 @@ Ray world_ray(CameraPose pose, uvec2 pixel) {
     // A zero component would make 0 * inf = NaN in the slab test; 1e-30 keeps it finite.
     const vec3 safe = mix(direction, vec3(1e-30), lessThan(abs(direction), vec3(1e-30)));
     const vec3 origin = vec3(pose.x, pose.y, pose.z), inverse = 1.0 / safe;
-    return Ray(origin, direction, inverse, -origin * inverse);
+    const uvec3 near_item = uvec3(0, 2, 4) + uvec3(lessThan(inverse, vec3(0.0)));
+    return Ray(origin, direction, inverse, -origin * inverse, near_item, near_item ^ 1u);
 }
 
 void main() {
