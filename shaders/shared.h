@@ -187,6 +187,12 @@ struct BvhNode {
 // An unused slot is an empty leaf whose box is the point at +infinity, which no ray with a
 // finite t_max enters. Node 0 is the root. Traversal needs at most BATCHSIM_BVH_MAX_DEPTH
 // stack entries (the collapse keeps to that).
+//
+// A traversal stack entry is a node index, or for a leaf kBvh4LeafEntry | node * 4 + slot:
+// the leaf's triangles are then read from that node's child and count.
+BATCHSIM_GPU_CONST(uint, kBvh4LeafEntry, 0x80000000u);
+// Most nodes: node * 4 + slot fits in 31 bits, and no leaf entry is all ones (no entry).
+BATCHSIM_GPU_CONST(uint, kBvh4MaxNodes, 0x1fffffffu);
 struct Bvh4Node {
     vec4 lo_x, hi_x, lo_y, hi_y, lo_z, hi_z;
     uvec4 child;

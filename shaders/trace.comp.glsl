@@ -47,9 +47,8 @@ struct Hit {
 
 // A node's children, in the order the traversal takes them once sorted.
 struct Children {
-    vec4 t;  // entry distance into each box, kMissed where the ray misses it
-    uvec4 child;
-    uvec4 count;
+    vec4 t;       // entry distance into each box, kMissed where the ray misses it
+    uvec4 entry;  // stack entry: the node index, or the leaf (kBvh4LeafEntry, shared.h)
 };
 
 const float kMissed = 3.0e38;  // beyond any far plane
@@ -59,9 +58,9 @@ const uint kNoNode = 0xffffffffu;
 // one must not be pruned for that. As assets::closest_hit4, the CPU twin of this traversal.
 const float kReach = 1.0 + 1.0 / 65536.0;
 
-// Entry distances of the ray into the node's four boxes within [near plane, t_max]. An
-// unused slot (its box the point at +infinity) gives leave = -inf or enter = +inf: a miss.
-Children enter_children(Ray ray, NodeRef n, float t_max) {
+// Entry distances of the ray into the four boxes of node `node` within [near plane, t_max].
+// An unused slot (its box the point at +infinity) gives leave = -inf or enter = +inf: a miss.
+Children enter_children(Ray ray, uint node, NodeRef n, float t_max) {
     const vec4 x0 = fma(n.items[ray.near_item.x], vec4(ray.inverse.x), vec4(ray.shift.x));
     const vec4 x1 = fma(n.items[ray.far_item.x], vec4(ray.inverse.x), vec4(ray.shift.x));
     const vec4 y0 = fma(n.items[ray.near_item.y], vec4(ray.inverse.y), vec4(ray.shift.y));
@@ -70,26 +69,27 @@ Children enter_children(Ray ray, NodeRef n, float t_max) {
     const vec4 z1 = fma(n.items[ray.far_item.z], vec4(ray.inverse.z), vec4(ray.shift.z));
     const vec4 enter = max(max(x0, y0), max(z0, vec4(params.near_plane)));
     const vec4 leave = min(min(x1, y1), min(z1, vec4(t_max)));
+    const uvec4 leaves = kBvh4LeafEntry | (node * 4u + uvec4(0, 1, 2, 3));
+    const bvec4 inner = equal(floatBitsToUint(n.items[kCountItem]), uvec4(0));
     return Children(mix(vec4(kMissed), enter, lessThanEqual(enter, leave)),
-                    floatBitsToUint(n.items[kChildItem]), floatBitsToUint(n.items[kCountItem]));
+                    mix(leaves, floatBitsToUint(n.items[kChildItem]), inner));
 }
 
 // One exchange of the sorting network: the nearer child first.
-void order(inout float ta, inout float tb, inout uint ca, inout uint cb, inout uint na,
-           inout uint nb) {
+void order(inout float ta, inout float tb, inout uint ea, inout uint eb) {
     const bool swap = tb < ta;
     const float t = ta;
-    const uint c = ca, n = na;
-    ta = swap ? tb : ta, ca = swap ? cb : ca, na = swap ? nb : na;
-    tb = swap ? t : tb, cb = swap ? c : cb, nb = swap ? n : nb;
+    const uint e = ea;
+    ta = swap ? tb : ta, ea = swap ? eb : ea;
+    tb = swap ? t : tb, eb = swap ? e : eb;
 }
 
 void sort(inout Children c) {
-    order(c.t.x, c.t.y, c.child.x, c.child.y, c.count.x, c.count.y);
-    order(c.t.z, c.t.w, c.child.z, c.child.w, c.count.z, c.count.w);
-    order(c.t.x, c.t.z, c.child.x, c.child.z, c.count.x, c.count.z);
-    order(c.t.y, c.t.w, c.child.y, c.child.w, c.count.y, c.count.w);
-    order(c.t.y, c.t.z, c.child.y, c.child.z, c.count.y, c.count.z);
+    order(c.t.x, c.t.y, c.entry.x, c.entry.y);
+    order(c.t.z, c.t.w, c.entry.z, c.entry.w);
+    order(c.t.x, c.t.z, c.entry.x, c.entry.z);
+    order(c.t.y, c.t.w, c.entry.y, c.entry.w);
+    order(c.t.y, c.t.z, c.entry.y, c.entry.z);
 }
 
 // Moller-Trumbore, both faces; updates `hit` when closer and beyond the near plane.
@@ -111,46 +111,53 @@ void intersect_triangle(Ray ray, TriangleRef corners, uint index, inout Hit hit)
     hit = Hit(t, index, vec2(b1, b2));
 }
 
-void intersect_leaf(Ray ray, uint64_t triangles, uint first, uint count, inout Hit hit) {
-    for (uint i = first; i < first + count; ++i)
-        intersect_triangle(ray, TriangleRef(triangles + uint64_t(i) * 48ul), i, hit);
-}
-
 // The traversal stack, private to each invocation (a global, not a parameter: GLSL would
 // copy an array argument in and out).
 uint stack[BATCHSIM_BVH_MAX_DEPTH];
 uint stack_top;
 
-// One node: the children's boxes sorted by entry distance, the leaves among them intersected
-// nearest first, then the inner ones still in reach pushed farthest first. Returns the
-// nearest of those to visit next, or kNoNode.
-uint visit_node(Ray ray, uint64_t triangles, NodeRef node, inout Hit hit) {
-    Children c = enter_children(ray, node, hit.t * kReach);
-    sort(c);
-    [[unroll]] for (int k = 0; k < 4; ++k) {
-        if (c.count[k] != 0u && c.t[k] <= hit.t * kReach)
-            intersect_leaf(ray, triangles, c.child[k], c.count[k] & ~kBvhLeaf, hit);
-    }
-    uint next = kNoNode;
-    [[unroll]] for (int k = 3; k >= 0; --k) {
-        if (c.count[k] != 0u || c.t[k] > hit.t * kReach) continue;
-        if (next != kNoNode) stack[stack_top++] = next;
-        next = c.child[k];
-    }
-    return next;
+uint pop() {
+    return stack_top == 0u ? kNoNode : stack[--stack_top];
 }
 
-// Stack traversal of the 4-wide nodes, nearest child first. The collapse keeps the stack
-// within BATCHSIM_BVH_MAX_DEPTH entries (assets::collapse_bvh4).
+// The children of node `node` the ray enters, sorted by entry distance, go on the stack
+// farthest first but for the nearest: returned, to be visited next (else the top of the stack).
+uint visit_node(Ray ray, uint64_t nodes, uint node, float reach) {
+    Children c = enter_children(ray, node, NodeRef(nodes + (uint64_t(node) << 7)), reach);
+    sort(c);
+    uint next = kNoNode;
+    [[unroll]] for (int k = 3; k >= 0; --k) {
+        if (c.t[k] > reach) continue;
+        if (next != kNoNode) stack[stack_top++] = next;
+        next = c.entry[k];
+    }
+    return next != kNoNode ? next : pop();
+}
+
+// Intersects the leaf of a stack entry: slot entry % 4 of node entry / 4.
+void visit_leaf(Ray ray, TraceScene scene, uint entry, inout Hit hit) {
+    const uint slot = entry & 3u;
+    NodeRef node = NodeRef(scene.nodes + (uint64_t((entry & ~kBvh4LeafEntry) >> 2u) << 7));
+    const uint first = floatBitsToUint(node.items[kChildItem][slot]);
+    const uint end = first + (floatBitsToUint(node.items[kCountItem][slot]) & ~kBvhLeaf);
+    for (uint i = first; i < end; ++i)
+        intersect_triangle(ray, TriangleRef(scene.triangles + uint64_t(i) * 48ul), i, hit);
+}
+
+// Stack traversal of the 4-wide nodes, nearest child first, in the while-while shape (Aila &
+// Laine 2009): inner nodes until a leaf comes up, then that leaf, so the rays of a warp that
+// reach leaves intersect them together. The collapse keeps the stack within
+// BATCHSIM_BVH_MAX_DEPTH entries (assets::collapse_bvh4).
 Hit closest_hit(Ray ray, TraceScene scene) {
     Hit hit = Hit(params.far_plane, kTraceMiss, vec2(0.0));
     stack_top = 0u;
-    uint node = 0u;
-    while (true) {
-        node = visit_node(ray, scene.triangles, NodeRef(scene.nodes + (uint64_t(node) << 7)), hit);
-        if (node != kNoNode) continue;
-        if (stack_top == 0u) break;
-        node = stack[--stack_top];
+    uint entry = 0u;  // the root
+    while (entry != kNoNode) {
+        while ((entry & kBvh4LeafEntry) == 0u)
+            entry = visit_node(ray, scene.nodes, entry, hit.t * kReach);
+        if (entry == kNoNode) break;
+        visit_leaf(ray, scene, entry, hit);
+        entry = pop();
     }
     return hit;
 }

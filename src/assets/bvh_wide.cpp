@@ -84,11 +84,12 @@ public:
 private:
     static std::vector<Ref> as_vector(const std::array<Ref, 2>& two) { return {two[0], two[1]}; }
 
-    // Stack entries a node with these children pushes at most: all hit inner ones but one.
+    // Stack entries a node with these children pushes at most: all it hits but the nearest
+    // (leaves too: they wait on the stack for their turn).
     static std::uint32_t pushes(const std::vector<Ref>& refs) {
-        const auto inner =
-            std::count_if(refs.begin(), refs.end(), [](auto& r) { return r.inner(); });
-        return inner > 0 ? static_cast<std::uint32_t>(inner - 1) : 0;
+        const auto used =
+            std::count_if(refs.begin(), refs.end(), [](auto& r) { return !r.empty(); });
+        return used > 0 ? static_cast<std::uint32_t>(used - 1) : 0;
     }
     // Whether a walk below these children can always keep within the stack: at worst each
     // inner child is then collapsed no further, a BVH2 walk that pushes one entry per level.
@@ -135,16 +136,19 @@ std::vector<Bvh4Node> collapse_bvh4(std::span<const BvhNode> nodes) {
     BATCHSIM_CHECK(collapser.fits_at_root(), InvalidArgument,
                    str("BVH deeper than ", kStackEntries, " levels"));
     collapser.collapse(0, 0);
-    return collapser.take();
+    std::vector<Bvh4Node> out = collapser.take();
+    BATCHSIM_CHECK(out.size() <= gpu::kBvh4MaxNodes, InvalidArgument,
+                   str("BVH of ", out.size(), " 4-wide nodes; at most ", gpu::kBvh4MaxNodes));
+    return out;
 }
 
 std::uint32_t bvh4_stack_bound(std::span<const Bvh4Node> nodes) {
     std::vector<std::uint32_t> stack(nodes.size(), 0);  // parents come first: one pass
     std::uint32_t most = 0;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const auto inner = static_cast<std::uint32_t>(
-            std::count(nodes[i].count.begin(), nodes[i].count.end(), 0u));
-        const std::uint32_t below = stack[i] + (inner > 0 ? inner - 1 : 0);
+        const auto used = static_cast<std::uint32_t>(
+            4 - std::count(nodes[i].count.begin(), nodes[i].count.end(), gpu::kBvhLeaf));
+        const std::uint32_t below = stack[i] + (used > 0 ? used - 1 : 0);
         for (std::size_t slot = 0; slot < 4; ++slot)
             if (nodes[i].count[slot] == 0) stack[nodes[i].child[slot]] = below;
         most = std::max(most, below);

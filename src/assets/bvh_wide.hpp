@@ -19,19 +19,20 @@ using gpu::Bvh4Node;
 
 // Collapses a BVH2 into 4-wide nodes: each takes its BVH2 node's two children and keeps
 // replacing the inner child of largest surface area by its two children while it has fewer
-// than four, as long as a traversal's stack (one entry per hit inner child but the nearest,
-// per node on the path) stays within BATCHSIM_BVH_MAX_DEPTH entries. Nodes come in depth-first
+// than four, as long as a traversal's stack (one entry per hit child but the nearest, per
+// node on the path) stays within BATCHSIM_BVH_MAX_DEPTH entries. Nodes come in depth-first
 // order, 0 the root. `nodes` must be well formed (a loaded PackedScene's or build_bvh's);
 // throws Error(InvalidArgument) when it is deeper than BATCHSIM_BVH_MAX_DEPTH levels.
 std::vector<Bvh4Node> collapse_bvh4(std::span<const BvhNode> nodes);
 
 // The most stack entries a traversal of `nodes` can hold: over every root-to-node path, the
-// sum of (inner children - 1) of the nodes on it.
+// sum of (children - 1) of the nodes on it, unused slots not counted.
 std::uint32_t bvh4_stack_bound(std::span<const Bvh4Node> nodes);
 
 // The closest hit with t in [t_min, t_max] of origin + t * direction, walking the 4-wide
-// nodes as trace.comp does: children's entry distances sorted nearest first, the leaves among
-// them intersected in that order, then the inner ones visited nearest first. The same hit as
+// nodes as trace.comp does: at each node the children the ray enters, sorted by entry
+// distance, are pushed farthest first but for the nearest, visited next; a leaf is
+// intersected when its turn comes, after the inner nodes before it. The same hit as
 // closest_hit on the BVH2 it was collapsed from, up to which of several triangles hit at the
 // same t is reported.
 std::optional<BvhHit> closest_hit4(std::span<const Bvh4Node> nodes,

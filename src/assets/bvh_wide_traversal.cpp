@@ -35,14 +35,13 @@ Ray make_ray(const Vec3& origin, const Vec3& direction) {
 }
 
 // A node's children as trace.comp holds them: entry distance (kMiss where the ray misses the
-// box within [t_min, t_max]), child and count.
+// box within [t_min, t_max]) and stack entry.
 struct Children {
     std::array<float, 4> t;
-    std::array<std::uint32_t, 4> child, count;
+    std::array<std::uint32_t, 4> entry;
 
     void order(std::size_t a, std::size_t b) {  // one exchange of the sorting network
-        if (t[b] < t[a])
-            std::swap(t[a], t[b]), std::swap(child[a], child[b]), std::swap(count[a], count[b]);
+        if (t[b] < t[a]) std::swap(t[a], t[b]), std::swap(entry[a], entry[b]);
     }
     void sort() { order(0, 1), order(2, 3), order(0, 2), order(1, 3), order(1, 2); }
 };
@@ -51,9 +50,12 @@ float slab(float plane, std::size_t axis, const Ray& ray) {
     return std::fma(plane, ray.inverse[axis], ray.shift[axis]);
 }
 
-Children enter_children(const Ray& ray, const Bvh4Node& n, float t_min, float t_max) {
-    Children c{{}, n.child, n.count};
-    for (std::size_t i = 0; i < 4; ++i) {
+// `node` is n's index, for its leaves' stack entries.
+Children enter_children(const Ray& ray, const Bvh4Node& n, std::uint32_t node, float t_min,
+                        float t_max) {
+    Children c{};
+    for (std::uint32_t i = 0; i < 4; ++i) {
+        c.entry[i] = n.count[i] == 0 ? n.child[i] : gpu::kBvh4LeafEntry | (node * 4 + i);
         const float x0 = slab(n.lo_x[i], 0, ray), x1 = slab(n.hi_x[i], 0, ray);
         const float y0 = slab(n.lo_y[i], 1, ray), y1 = slab(n.hi_y[i], 1, ray);
         const float z0 = slab(n.lo_z[i], 2, ray), z1 = slab(n.hi_z[i], 2, ray);
@@ -68,46 +70,52 @@ Children enter_children(const Ray& ray, const Bvh4Node& n, float t_min, float t_
 
 class Walk {
 public:
-    Walk(std::span<const BvhTriangle> triangles, const Vec3& origin, const Vec3& direction,
-         float t_min, float t_max)
-        : triangles_(triangles), ray_(make_ray(origin, direction)), t_min_(t_min), t_max_(t_max) {}
+    Walk(std::span<const Bvh4Node> nodes, std::span<const BvhTriangle> triangles,
+         const Vec3& origin, const Vec3& direction, float t_min, float t_max)
+        : nodes_(nodes),
+          triangles_(triangles),
+          ray_(make_ray(origin, direction)),
+          t_min_(t_min),
+          t_max_(t_max) {}
 
-    // Intersects the leaves among the sorted children nearest first, then pushes the inner
-    // ones still in reach farthest first; returns the nearest of those, or kNoNode.
-    std::uint32_t step(const Bvh4Node& node) {
-        Children c = enter_children(ray_, node, t_min_, reach());
+    // The children the ray enters, sorted by entry distance, go on the stack farthest first
+    // but for the nearest: returned, to be visited next (else the top of the stack).
+    std::uint32_t visit_node(std::uint32_t node) {
+        Children c = enter_children(ray_, nodes_[node], node, t_min_, reach());
         c.sort();
-        for (std::size_t k = 0; k < 4; ++k)
-            if (c.count[k] != 0 && in_reach(c.t[k]))
-                intersect_leaf(c.child[k], c.count[k] & ~gpu::kBvhLeaf);
         std::uint32_t next = kNoNode;
         for (std::size_t k = 4; k-- > 0;) {
-            if (c.count[k] != 0 || !in_reach(c.t[k])) continue;
+            if (!in_reach(c.t[k])) continue;
             if (next != kNoNode) push(next);
-            next = c.child[k];
+            next = c.entry[k];
         }
-        return next;
+        return next != kNoNode ? next : pop();
     }
-    std::uint32_t pop() { return top_ > 0 ? stack_[--top_] : kNoNode; }
+    // Intersects the leaf of a stack entry; returns the top of the stack.
+    std::uint32_t visit_leaf(std::uint32_t entry) {
+        const Bvh4Node& node = nodes_[(entry & ~gpu::kBvh4LeafEntry) / 4];
+        const std::uint32_t first = node.child[entry % 4], count = node.count[entry % 4];
+        for (std::uint32_t i = first; i < first + (count & ~gpu::kBvhLeaf); ++i) {
+            const auto candidate =
+                intersect_triangle(triangles_, i, ray_.origin, ray_.direction, t_min_, t_far());
+            if (candidate && (!hit_ || candidate->t < hit_->t)) hit_ = candidate;
+        }
+        return pop();
+    }
     [[nodiscard]] const std::optional<BvhHit>& hit() const { return hit_; }
 
 private:
     [[nodiscard]] float t_far() const { return hit_ ? hit_->t : t_max_; }
     [[nodiscard]] float reach() const { return t_far() * kReach; }
     [[nodiscard]] bool in_reach(float t) const { return t != kMiss && t <= reach(); }
-    void intersect_leaf(std::uint32_t first, std::uint32_t count) {
-        for (std::uint32_t i = first; i < first + count; ++i) {
-            const auto candidate =
-                intersect_triangle(triangles_, i, ray_.origin, ray_.direction, t_min_, t_far());
-            if (candidate && (!hit_ || candidate->t < hit_->t)) hit_ = candidate;
-        }
-    }
-    void push(std::uint32_t node) {
+    std::uint32_t pop() { return top_ > 0 ? stack_[--top_] : kNoNode; }
+    void push(std::uint32_t entry) {
         BATCHSIM_CHECK(top_ < stack_.size(), Internal,
                        str("4-wide BVH traversal needs more than ", kStackEntries, " entries"));
-        stack_[top_++] = node;
+        stack_[top_++] = entry;
     }
 
+    std::span<const Bvh4Node> nodes_;
     std::span<const BvhTriangle> triangles_;
     Ray ray_;
     float t_min_, t_max_;
@@ -122,10 +130,12 @@ std::optional<BvhHit> closest_hit4(std::span<const Bvh4Node> nodes,
                                    std::span<const BvhTriangle> triangles, const Vec3& origin,
                                    const Vec3& direction, float t_min, float t_max) {
     if (nodes.empty()) return std::nullopt;
-    Walk walk(triangles, origin, direction, t_min, t_max);
-    for (std::uint32_t node = 0; node != kNoNode;) {
-        node = walk.step(nodes[node]);
-        if (node == kNoNode) node = walk.pop();
+    Walk walk(nodes, triangles, origin, direction, t_min, t_max);
+    // As trace.comp: inner nodes until a leaf comes up, then that leaf (on a GPU the rays of
+    // a warp meet at the leaf loop together).
+    for (std::uint32_t entry = 0; entry != kNoNode;) {
+        while ((entry & gpu::kBvh4LeafEntry) == 0) entry = walk.visit_node(entry);
+        if (entry != kNoNode) entry = walk.visit_leaf(entry);
     }
     return walk.hit();
 }
