@@ -112,12 +112,23 @@ void intersect_triangle(Ray ray, TriangleRef corners, uint index, inout Hit hit)
 }
 
 // The traversal stack, private to each invocation (a global, not a parameter: GLSL would
-// copy an array argument in and out).
+// copy an array argument in and out): entries and where the ray enters their boxes.
 uint stack[BATCHSIM_BVH_MAX_DEPTH];
+float stack_t[BATCHSIM_BVH_MAX_DEPTH];
 uint stack_top;
 
-uint pop() {
-    return stack_top == 0u ? kNoNode : stack[--stack_top];
+void push(uint entry, float t) {
+    stack[stack_top] = entry, stack_t[stack_top] = t;
+    ++stack_top;
+}
+
+// The top entry still in reach, dropping those a hit since has put beyond it; or kNoNode.
+uint pop(float reach) {
+    while (stack_top > 0u) {
+        --stack_top;
+        if (stack_t[stack_top] <= reach) return stack[stack_top];
+    }
+    return kNoNode;
 }
 
 // The children of node `node` the ray enters, sorted by entry distance, go on the stack
@@ -126,12 +137,13 @@ uint visit_node(Ray ray, uint64_t nodes, uint node, float reach) {
     Children c = enter_children(ray, node, NodeRef(nodes + (uint64_t(node) << 7)), reach);
     sort(c);
     uint next = kNoNode;
+    float next_t = 0.0;
     [[unroll]] for (int k = 3; k >= 0; --k) {
         if (c.t[k] > reach) continue;
-        if (next != kNoNode) stack[stack_top++] = next;
-        next = c.entry[k];
+        if (next != kNoNode) push(next, next_t);
+        next = c.entry[k], next_t = c.t[k];
     }
-    return next != kNoNode ? next : pop();
+    return next != kNoNode ? next : pop(reach);
 }
 
 // Intersects the leaf of a stack entry: slot entry % 4 of node entry / 4.
@@ -157,7 +169,7 @@ Hit closest_hit(Ray ray, TraceScene scene) {
             entry = visit_node(ray, scene.nodes, entry, hit.t * kReach);
         if (entry == kNoNode) break;
         visit_leaf(ray, scene, entry, hit);
-        entry = pop();
+        entry = pop(hit.t * kReach);
     }
     return hit;
 }

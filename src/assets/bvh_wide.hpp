@@ -32,7 +32,8 @@ std::uint32_t bvh4_stack_bound(std::span<const Bvh4Node> nodes);
 // The closest hit with t in [t_min, t_max] of origin + t * direction, walking the 4-wide
 // nodes as trace.comp does: at each node the children the ray enters, sorted by entry
 // distance, are pushed farthest first but for the nearest, visited next, leaves included
-// (a leaf's triangles are intersected when it comes off the stack). The same hit as
+// (a leaf's triangles are intersected when it comes off the stack; entries a closer hit has
+// put out of reach are dropped as they come off). The same hit as
 // closest_hit on the BVH2 it was collapsed from (up to which of several triangles hit at the
 // same t is reported), or a closer one where that walk pruned a box by its rounded entry
 // distance, which this one allows a margin for.

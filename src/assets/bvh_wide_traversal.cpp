@@ -84,10 +84,11 @@ public:
         Children c = enter_children(ray_, nodes_[node], node, t_min_, reach());
         c.sort();
         std::uint32_t next = kNoNode;
+        float next_t = 0;
         for (std::size_t k = 4; k-- > 0;) {
             if (!in_reach(c.t[k])) continue;
-            if (next != kNoNode) push(next);
-            next = c.entry[k];
+            if (next != kNoNode) push(next, next_t);
+            next = c.entry[k], next_t = c.t[k];
         }
         return next != kNoNode ? next : pop();
     }
@@ -108,11 +109,19 @@ private:
     [[nodiscard]] float t_far() const { return hit_ ? hit_->t : t_max_; }
     [[nodiscard]] float reach() const { return t_far() * kReach; }
     [[nodiscard]] bool in_reach(float t) const { return t != kMiss && t <= reach(); }
-    std::uint32_t pop() { return top_ > 0 ? stack_[--top_] : kNoNode; }
-    void push(std::uint32_t entry) {
+    // The top entry still in reach, dropping those a hit since has put beyond it.
+    std::uint32_t pop() {
+        while (top_ > 0) {
+            --top_;
+            if (in_reach(stack_t_[top_])) return stack_[top_];
+        }
+        return kNoNode;
+    }
+    void push(std::uint32_t entry, float t) {
         BATCHSIM_CHECK(top_ < stack_.size(), Internal,
                        str("4-wide BVH traversal needs more than ", kStackEntries, " entries"));
-        stack_[top_++] = entry;
+        stack_[top_] = entry, stack_t_[top_] = t;
+        ++top_;
     }
 
     std::span<const Bvh4Node> nodes_;
@@ -120,7 +129,8 @@ private:
     Ray ray_;
     float t_min_, t_max_;
     std::optional<BvhHit> hit_;
-    std::array<std::uint32_t, kStackEntries> stack_{};
+    std::array<std::uint32_t, kStackEntries> stack_{};  // entries, and where their boxes
+    std::array<float, kStackEntries> stack_t_{};        // are entered
     std::size_t top_ = 0;
 };
 
