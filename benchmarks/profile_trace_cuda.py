@@ -133,7 +133,8 @@ extern "C" __global__ void trace_depth(const float* poses, const unsigned* place
 
 # The 4-wide traversal of trace.comp now (assets::closest_hit4 is its CPU twin): 128-byte
 # nodes collapsed from the stored BVH2 (Scene.bvh4_nodes), ordered slab tests, children
-# sorted by entry distance, leaves on the stack as node * 4 + slot, while-while loop.
+# sorted by entry distance, leaves on the stack as node * 4 + slot with their entry distance
+# (pops drop what a closer hit has put out of reach), while-while loop.
 KERNEL4 = r"""
 #define LEAF 0x80000000u
 #define NONE 0xffffffffu
@@ -145,6 +146,15 @@ __device__ void order(float& ta, float& tb, unsigned& ea, unsigned& eb) {
     unsigned e = ea;
     ta = swap ? tb : ta, ea = swap ? eb : ea;
     tb = swap ? t : tb, eb = swap ? e : eb;
+}
+
+// The top entry still in reach, dropping those a closer hit has put beyond it.
+__device__ unsigned pop(const unsigned* stack, const float* stack_t, unsigned& top, float reach) {
+    while (top > 0) {
+        --top;
+        if (stack_t[top] <= reach) return stack[top];
+    }
+    return NONE;
 }
 
 extern "C" __global__ void trace_depth4(const float* poses, const unsigned* places,
@@ -172,6 +182,7 @@ extern "C" __global__ void trace_depth4(const float* poses, const unsigned* plac
     int nx = r.inv.x < 0, ny = 2 + (r.inv.y < 0), nz = 4 + (r.inv.z < 0);
     float t_hit = far;
     unsigned stack[64], top = 0, entry = 0;
+    float stack_t[64];  // where the ray enters each entry's box: pops drop those out of reach
     while (entry != NONE) {
         while (!(entry & LEAF)) {
             const float4* n = nodes + 8 * entry;
@@ -210,19 +221,20 @@ extern "C" __global__ void trace_depth4(const float* poses, const unsigned* plac
             order(t[1], t[3], e[1], e[3]);
             order(t[1], t[2], e[1], e[2]);
             unsigned next = NONE;
+            float next_t = 0.0f;
 #pragma unroll
             for (int k = 3; k >= 0; --k) {
                 if (t[k] > reach) continue;
-                if (next != NONE) stack[top++] = next;
-                next = e[k];
+                if (next != NONE) stack[top] = next, stack_t[top] = next_t, ++top;
+                next = e[k], next_t = t[k];
             }
-            entry = next != NONE ? next : (top > 0 ? stack[--top] : NONE);
+            entry = next != NONE ? next : pop(stack, stack_t, top, reach);
         }
         if (entry == NONE) break;
         const unsigned* leaf = (const unsigned*)(nodes + 8 * ((entry & ~LEAF) >> 2));
         unsigned first = leaf[24 + (entry & 3)], end = first + (leaf[28 + (entry & 3)] & ~LEAF);
         for (unsigned i = first; i < end; ++i) intersect(r, tris, i, near, t_hit);
-        entry = top > 0 ? stack[--top] : NONE;
+        entry = pop(stack, stack_t, top, t_hit * REACH);
     }
     depth[(view * height + y) * width + x] = t_hit < far ? t_hit : 0.0f;
 }
