@@ -1,12 +1,14 @@
 """A CUDA twin of the compute renderer's trace pass, for Nsight Compute.
 
 `ncu` profiles CUDA kernels only; it does not see Vulkan dispatches. This script runs the
-same traversal as shaders/trace.comp.glsl (same BVH bytes, read from the packed scene
-files; same rays, same 8 x 8 pixel tiles, same stack, depth output only) as a CUDA kernel
-through CuPy, checks that its depth images equal the Vulkan backend's, and times both, so
-that the profile of the twin stands for the Vulkan kernel's.
+same traversal as shaders/trace.comp.glsl (same BVH bytes: the 4-wide nodes the renderer
+uploads, Scene.bvh4_nodes; same rays, same 8 x 8 pixel tiles, same stack, depth output only)
+as a CUDA kernel through CuPy, checks that its depth images equal the Vulkan backend's, and
+times both, so that the profile of the twin stands for the Vulkan kernel's. `--kernel bvh2`
+runs the two-box traversal the 4-wide one replaced (kernel trace_depth), on the BVH2 bytes
+of the packed scene files, to compare the two on the same rays.
 
-    ncu --clock-control none --kernel-name trace_depth --launch-skip 1 --launch-count 1 \\
+    ncu --clock-control none --kernel-name regex:trace_depth --launch-skip 1 --launch-count 1 \\
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \\
         --section WarpStateStats --section LaunchStats \\
         python benchmarks/profile_trace_cuda.py --views 4096
@@ -129,6 +131,116 @@ extern "C" __global__ void trace_depth(const float* poses, const unsigned* place
 """
 
 
+# The 4-wide traversal of trace.comp now (assets::closest_hit4 is its CPU twin): 128-byte
+# nodes collapsed from the stored BVH2 (Scene.bvh4_nodes), ordered slab tests, children
+# sorted by entry distance, leaves on the stack as node * 4 + slot with their entry distance
+# (pops drop what a closer hit has put out of reach), while-while loop.
+KERNEL4 = r"""
+#define LEAF 0x80000000u
+#define NONE 0xffffffffu
+#define REACH (1.0f + 1.0f / 65536.0f)
+
+__device__ void order(float& ta, float& tb, unsigned& ea, unsigned& eb) {
+    bool swap = tb < ta;
+    float t = ta;
+    unsigned e = ea;
+    ta = swap ? tb : ta, ea = swap ? eb : ea;
+    tb = swap ? t : tb, eb = swap ? e : eb;
+}
+
+// The top entry still in reach, dropping those a closer hit has put beyond it.
+__device__ unsigned pop(const unsigned* stack, const float* stack_t, unsigned& top, float reach) {
+    while (top > 0) {
+        --top;
+        if (stack_t[top] <= reach) return stack[top];
+    }
+    return NONE;
+}
+
+extern "C" __global__ void trace_depth4(const float* poses, const unsigned* places,
+                                        const unsigned long long* scene_nodes,
+                                        const unsigned long long* scene_triangles,
+                                        float* depth, unsigned width, unsigned height,
+                                        float tan_x, float tan_y, float near, float far) {
+    unsigned x = blockIdx.x * 8 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
+    if (x >= width || y >= height) return;
+    unsigned view = blockIdx.z;
+    const float* pose = poses + 7 * view;
+    const float4* nodes = (const float4*)scene_nodes[places[view]];
+    const float4* tris = (const float4*)scene_triangles[places[view]];
+    float px = ((x + 0.5f) / width) * 2 - 1, py = ((y + 0.5f) / height) * 2 - 1;
+    float3 d = rotate(make_float4(pose[3], pose[4], pose[5], pose[6]),
+                      make_float3(px * tan_x, -py * tan_y, -1.0f));
+    Ray r;
+    r.o = make_float3(pose[0], pose[1], pose[2]);
+    r.d = d;
+    r.inv = make_float3(1.0f / (fabsf(d.x) < 1e-30f ? 1e-30f : d.x),
+                        1.0f / (fabsf(d.y) < 1e-30f ? 1e-30f : d.y),
+                        1.0f / (fabsf(d.z) < 1e-30f ? 1e-30f : d.z));
+    float3 shift = make_float3(-r.o.x * r.inv.x, -r.o.y * r.inv.y, -r.o.z * r.inv.z);
+    // Per axis, the node vector of the plane the ray meets first (lo, or hi going backwards).
+    int nx = r.inv.x < 0, ny = 2 + (r.inv.y < 0), nz = 4 + (r.inv.z < 0);
+    float t_hit = far;
+    unsigned stack[64], top = 0, entry = 0;
+    float stack_t[64];  // where the ray enters each entry's box: pops drop those out of reach
+    while (entry != NONE) {
+        while (!(entry & LEAF)) {
+            const float4* n = nodes + 8 * entry;
+            float reach = t_hit * REACH;
+            float4 x0 = n[nx], x1 = n[nx ^ 1], y0 = n[ny], y1 = n[ny ^ 1];
+            float4 z0 = n[nz], z1 = n[nz ^ 1], child = n[6], count = n[7];
+            float4 e0 = make_float4(fmaf(x0.x, r.inv.x, shift.x), fmaf(x0.y, r.inv.x, shift.x),
+                                    fmaf(x0.z, r.inv.x, shift.x), fmaf(x0.w, r.inv.x, shift.x));
+            float4 f0 = make_float4(fmaf(x1.x, r.inv.x, shift.x), fmaf(x1.y, r.inv.x, shift.x),
+                                    fmaf(x1.z, r.inv.x, shift.x), fmaf(x1.w, r.inv.x, shift.x));
+            float4 e1 = make_float4(fmaf(y0.x, r.inv.y, shift.y), fmaf(y0.y, r.inv.y, shift.y),
+                                    fmaf(y0.z, r.inv.y, shift.y), fmaf(y0.w, r.inv.y, shift.y));
+            float4 f1 = make_float4(fmaf(y1.x, r.inv.y, shift.y), fmaf(y1.y, r.inv.y, shift.y),
+                                    fmaf(y1.z, r.inv.y, shift.y), fmaf(y1.w, r.inv.y, shift.y));
+            float4 e2 = make_float4(fmaf(z0.x, r.inv.z, shift.z), fmaf(z0.y, r.inv.z, shift.z),
+                                    fmaf(z0.z, r.inv.z, shift.z), fmaf(z0.w, r.inv.z, shift.z));
+            float4 f2 = make_float4(fmaf(z1.x, r.inv.z, shift.z), fmaf(z1.y, r.inv.z, shift.z),
+                                    fmaf(z1.z, r.inv.z, shift.z), fmaf(z1.w, r.inv.z, shift.z));
+            float t[4];
+            unsigned e[4];
+            const float* E0 = (const float*)&e0; const float* F0 = (const float*)&f0;
+            const float* E1 = (const float*)&e1; const float* F1 = (const float*)&f1;
+            const float* E2 = (const float*)&e2; const float* F2 = (const float*)&f2;
+            const float* C = (const float*)&child; const float* N = (const float*)&count;
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                float enter = fmaxf(fmaxf(E0[k], E1[k]), fmaxf(E2[k], near));
+                float leave = fminf(fminf(F0[k], F1[k]), fminf(F2[k], reach));
+                t[k] = enter <= leave ? enter : 3.0e38f;
+                bool inner = __float_as_uint(N[k]) == 0;
+                e[k] = inner ? __float_as_uint(C[k]) : (LEAF | (entry * 4 + k));
+            }
+            order(t[0], t[1], e[0], e[1]);
+            order(t[2], t[3], e[2], e[3]);
+            order(t[0], t[2], e[0], e[2]);
+            order(t[1], t[3], e[1], e[3]);
+            order(t[1], t[2], e[1], e[2]);
+            unsigned next = NONE;
+            float next_t = 0.0f;
+#pragma unroll
+            for (int k = 3; k >= 0; --k) {
+                if (t[k] > reach) continue;
+                if (next != NONE) stack[top] = next, stack_t[top] = next_t, ++top;
+                next = e[k], next_t = t[k];
+            }
+            entry = next != NONE ? next : pop(stack, stack_t, top, reach);
+        }
+        if (entry == NONE) break;
+        const unsigned* leaf = (const unsigned*)(nodes + 8 * ((entry & ~LEAF) >> 2));
+        unsigned first = leaf[24 + (entry & 3)], end = first + (leaf[28 + (entry & 3)] & ~LEAF);
+        for (unsigned i = first; i < end; ++i) intersect(r, tris, i, near, t_hit);
+        entry = pop(stack, stack_t, top, t_hit * REACH);
+    }
+    depth[(view * height + y) * width + x] = t_hit < far ? t_hit : 0.0f;
+}
+"""
+
+
 def bvh_sections(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """The BVH node and triangle sections of a packed scene file, as float32 arrays."""
     data = path.read_bytes()
@@ -157,6 +269,12 @@ def main() -> None:
     parser.add_argument("--resolution", type=int, default=64)
     parser.add_argument("--scenes", type=int, default=4)
     parser.add_argument("--data", type=Path, help=DATA_HELP)
+    parser.add_argument(
+        "--kernel",
+        choices=("bvh4", "bvh2"),
+        default="bvh4",
+        help="bvh4: trace.comp's traversal now; bvh2: the two-box traversal it replaced",
+    )
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args()
     import cupy as cp  # after parsing, so that --help works without CuPy
@@ -165,13 +283,17 @@ def main() -> None:
     scenes = [batchsim.Scene.load(p) for p in paths]
     positions, rotations, places = cameras(scenes, args.views, seed=0)
 
-    bvhs = [[cp.asarray(a) for a in bvh_sections(p)] for p in paths]
+    sections = [bvh_sections(p) for p in paths]
+    if args.kernel == "bvh4":  # the nodes the renderer uploads: collapsed 4-wide
+        sections = [(s.bvh4_nodes(), t) for s, (_, t) in zip(scenes, sections, strict=True)]
+    bvhs = [[cp.asarray(a) for a in pair] for pair in sections]
     node_table = cp.asarray([b[0].data.ptr for b in bvhs], dtype=cp.uint64)
     triangle_table = cp.asarray([b[1].data.ptr for b in bvhs], dtype=cp.uint64)
     pose_array = cp.asarray(np.concatenate([positions, rotations], 1).astype(np.float32))
     size = args.resolution
     depth = cp.zeros((args.views, 1, size, size), cp.float32)
-    kernel = cp.RawKernel(KERNEL, "trace_depth")
+    name = "trace_depth4" if args.kernel == "bvh4" else "trace_depth"
+    kernel = cp.RawKernel(KERNEL + KERNEL4, name)
     tiles = math.ceil(size / 8)
     launch = lambda: kernel(  # noqa: E731
         (tiles, tiles, args.views),
@@ -205,6 +327,7 @@ def main() -> None:
         {
             "benchmark": "profile_trace_cuda",
             **header(args),
+            "kernel": args.kernel,
             "views": args.views,
             "resolution": size,
             "rays": args.views * size * size,

@@ -4,6 +4,7 @@
 #define BATCHSIM_SHADERS_SHARED_H
 
 #ifdef __cplusplus
+#include <array>
 #include <cstddef>
 #include <cstdint>
 namespace batchsim::gpu {
@@ -13,6 +14,9 @@ using std::uint64_t;
 // A struct member's default in C++ (GLSL structs have none): brace-initialised structs that
 // leave the member out still get the value.
 #define BATCHSIM_GPU_DEFAULT(value) = value
+// GLSL's 16-byte vectors, as std430 lays them out.
+using vec4 = std::array<float, 4>;
+using uvec4 = std::array<uint, 4>;
 #else
 #define BATCHSIM_GPU_CONST(type, name, value) const type name = value
 #define BATCHSIM_GPU_DEFAULT(value)
@@ -175,6 +179,26 @@ struct BvhNode {
     uint right_count;
 };
 
+// A 4-wide node the renderer makes at upload by collapsing the stored BVH2 (bvh_wide.hpp):
+// its four children's boxes as structure of arrays (lane i of each vector is child i), so
+// one node is eight 16-byte loads and the four slab tests run side by side. Child i is
+// inner when count[i] is 0: child[i] is then its node index, greater than its parent's.
+// Otherwise it is a leaf: child[i] its first BvhTriangle, count[i] kBvhLeaf | triangles.
+// An unused slot is an empty leaf whose box is the point at +infinity, which no ray with a
+// finite t_max enters. Node 0 is the root. Traversal needs at most BATCHSIM_BVH_MAX_DEPTH
+// stack entries (the collapse keeps to that).
+//
+// A traversal stack entry is a node index, or for a leaf kBvh4LeafEntry | node * 4 + slot:
+// the leaf's triangles are then read from that node's child and count.
+BATCHSIM_GPU_CONST(uint, kBvh4LeafEntry, 0x80000000u);
+// Most nodes: node * 4 + slot fits in 31 bits, and no leaf entry is all ones (no entry).
+BATCHSIM_GPU_CONST(uint, kBvh4MaxNodes, 0x1fffffffu);
+struct Bvh4Node {
+    vec4 lo_x, hi_x, lo_y, hi_y, lo_z, hi_z;
+    uvec4 child;
+    uvec4 count;
+};
+
 // A triangle in BVH leaf order: its corners copied from the scene, so a leaf's triangles
 // are one contiguous read; the scene triangle it is (indices[3 * triangle ..]) for texture
 // coordinates, and its material.
@@ -193,7 +217,7 @@ struct BvhTriangle {
 
 // Per resident place, what trace.comp reads; zero addresses for an empty place.
 struct TraceScene {
-    uint64_t nodes;      // BvhNode[]
+    uint64_t nodes;      // Bvh4Node[]
     uint64_t triangles;  // BvhTriangle[]
 };
 
@@ -279,6 +303,7 @@ struct ShadeParams {
 #ifdef __cplusplus
 static_assert(sizeof(BvhNode) == 64 && offsetof(BvhNode, right_min_x) == 32);
 static_assert(offsetof(BvhNode, left_count) == 28 && offsetof(BvhNode, right_count) == 60);
+static_assert(sizeof(Bvh4Node) == 128 && offsetof(Bvh4Node, child) == 96);
 static_assert(sizeof(BvhTriangle) == 48 && offsetof(BvhTriangle, material) == 28);
 static_assert(sizeof(TraceScene) == 16 && sizeof(TraceHit) == 16);
 static_assert(sizeof(TraceParams) == 80 && offsetof(TraceParams, first_view) == 40);

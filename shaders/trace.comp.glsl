@@ -2,9 +2,10 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 
 // The compute renderer's trace pass: one thread per pixel of every view of the batch walks
-// the BVH of its view's resident scene for the closest hit between the near and far planes
+// the 4-wide BVH of its view's resident scene for the closest hit between the near and far planes
 // (double-sided, like the raster pipeline, which culls nothing). It writes depth (0 for a
 // miss), and for colour the hit for shade.comp and black for a miss.
 
@@ -18,10 +19,24 @@ layout(push_constant) uniform Push {
     TraceParams params;
 };
 
+// A node as its eight 16-byte vectors (Bvh4Node: lo_x, hi_x, lo_y, hi_y, lo_z, hi_z, child,
+// count), and BvhTriangle's corners (their w: the other fields).
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer NodeRef {
+    vec4 items[8];
+};
+const uint kChildItem = 6u, kCountItem = 7u;
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer TriangleRef {
+    vec4 a, b, c;
+};
+
 struct Ray {
     vec3 origin;
     vec3 direction;
     vec3 inverse;  // 1 / direction, with zero components nudged to stay finite
+    vec3 shift;    // -origin * inverse: a slab distance is then one fma
+    // Per axis, which of a node's lo/hi vectors the ray meets first (its NodeRef item): the
+    // slab test then needs no min/max to order the two planes.
+    uvec3 near_item, far_item;
 };
 
 struct Hit {
@@ -30,27 +45,62 @@ struct Hit {
     vec2 barycentrics;
 };
 
-// Entry distance of the ray into a box, or a value > t_max when it misses it in [t_min, t_max].
-float enter_box(Ray ray, vec3 lo, vec3 hi, float t_min, float t_max) {
-    const vec3 t0 = (lo - ray.origin) * ray.inverse;
-    const vec3 t1 = (hi - ray.origin) * ray.inverse;
-    const vec3 near = min(t0, t1), far = max(t0, t1);
-    const float enter = max(max(near.x, near.y), max(near.z, t_min));
-    const float leave = min(min(far.x, far.y), min(far.z, t_max));
-    return enter <= leave ? enter : t_max + 1.0;
+// A node's children, in the order the traversal takes them once sorted.
+struct Children {
+    vec4 t;       // entry distance into each box, kMissed where the ray misses it
+    uvec4 entry;  // stack entry: the node index, or the leaf (kBvh4LeafEntry, shared.h)
+};
+
+const float kMissed = 3.0e38;  // beyond any far plane
+const uint kNoNode = 0xffffffffu;
+// Boxes are entered up to this factor beyond the closest hit so far: a triangle in a box's
+// face (walls, floors) can be hit a few ulps before the rounded slab distance, and a closer
+// one must not be pruned for that. As assets::closest_hit4, the CPU twin of this traversal.
+const float kReach = 1.0 + 1.0 / 65536.0;
+
+// Entry distances of the ray into the four boxes of node `node` within [near plane, t_max].
+// An unused slot (its box the point at +infinity) gives leave = -inf or enter = +inf: a miss.
+Children enter_children(Ray ray, uint node, NodeRef n, float t_max) {
+    const vec4 x0 = fma(n.items[ray.near_item.x], vec4(ray.inverse.x), vec4(ray.shift.x));
+    const vec4 x1 = fma(n.items[ray.far_item.x], vec4(ray.inverse.x), vec4(ray.shift.x));
+    const vec4 y0 = fma(n.items[ray.near_item.y], vec4(ray.inverse.y), vec4(ray.shift.y));
+    const vec4 y1 = fma(n.items[ray.far_item.y], vec4(ray.inverse.y), vec4(ray.shift.y));
+    const vec4 z0 = fma(n.items[ray.near_item.z], vec4(ray.inverse.z), vec4(ray.shift.z));
+    const vec4 z1 = fma(n.items[ray.far_item.z], vec4(ray.inverse.z), vec4(ray.shift.z));
+    const vec4 enter = max(max(x0, y0), max(z0, vec4(params.near_plane)));
+    const vec4 leave = min(min(x1, y1), min(z1, vec4(t_max)));
+    const uvec4 leaves = kBvh4LeafEntry | (node * 4u + uvec4(0, 1, 2, 3));
+    const bvec4 inner = equal(floatBitsToUint(n.items[kCountItem]), uvec4(0));
+    return Children(mix(vec4(kMissed), enter, lessThanEqual(enter, leave)),
+                    mix(leaves, floatBitsToUint(n.items[kChildItem]), inner));
+}
+
+// One exchange of the sorting network: the nearer child first.
+void order(inout float ta, inout float tb, inout uint ea, inout uint eb) {
+    const bool swap = tb < ta;
+    const float t = ta;
+    const uint e = ea;
+    ta = swap ? tb : ta, ea = swap ? eb : ea;
+    tb = swap ? t : tb, eb = swap ? e : eb;
+}
+
+void sort(inout Children c) {
+    order(c.t.x, c.t.y, c.entry.x, c.entry.y);
+    order(c.t.z, c.t.w, c.entry.z, c.entry.w);
+    order(c.t.x, c.t.z, c.entry.x, c.entry.z);
+    order(c.t.y, c.t.w, c.entry.y, c.entry.w);
+    order(c.t.y, c.t.z, c.entry.y, c.entry.z);
 }
 
 // Moller-Trumbore, both faces; updates `hit` when closer and beyond the near plane.
-void intersect_triangle(Ray ray, Vec4Array triangles, uint index, inout Hit hit) {
-    const vec4 w0 = triangles.items[3u * index];
-    const vec4 w1 = triangles.items[3u * index + 1u];
-    const vec4 w2 = triangles.items[3u * index + 2u];
-    const vec3 e1 = w1.xyz - w0.xyz, e2 = w2.xyz - w0.xyz;
+void intersect_triangle(Ray ray, TriangleRef corners, uint index, inout Hit hit) {
+    const vec3 a = corners.a.xyz, b = corners.b.xyz, c = corners.c.xyz;
+    const vec3 e1 = b - a, e2 = c - a;
     const vec3 p = cross(ray.direction, e2);
     const float det = dot(e1, p);
     if (det == 0.0) return;  // parallel to the plane, or a degenerate triangle
     const float inv_det = 1.0 / det;
-    const vec3 s = ray.origin - w0.xyz;
+    const vec3 s = ray.origin - a;
     const float b1 = dot(s, p) * inv_det;
     if (b1 < 0.0 || b1 > 1.0) return;
     const vec3 q = cross(s, e1);
@@ -61,45 +111,65 @@ void intersect_triangle(Ray ray, Vec4Array triangles, uint index, inout Hit hit)
     hit = Hit(t, index, vec2(b1, b2));
 }
 
-void intersect_leaf(Ray ray, Vec4Array triangles, uint first, uint count, inout Hit hit) {
-    for (uint i = first; i < first + count; ++i) intersect_triangle(ray, triangles, i, hit);
+// The traversal stack, private to each invocation (a global, not a parameter: GLSL would
+// copy an array argument in and out): entries and where the ray enters their boxes.
+uint stack[BATCHSIM_BVH_MAX_DEPTH];
+float stack_t[BATCHSIM_BVH_MAX_DEPTH];
+uint stack_top;
+
+void push(uint entry, float t) {
+    stack[stack_top] = entry, stack_t[stack_top] = t;
+    ++stack_top;
 }
 
-// Stack traversal of the two-box nodes: leaves are intersected as soon as their box is hit,
-// the nearer inner child is visited next and the other one pushed.
+// The top entry still in reach, dropping those a hit since has put beyond it; or kNoNode.
+uint pop(float reach) {
+    while (stack_top > 0u) {
+        --stack_top;
+        if (stack_t[stack_top] <= reach) return stack[stack_top];
+    }
+    return kNoNode;
+}
+
+// The children of node `node` the ray enters, sorted by entry distance, go on the stack
+// farthest first but for the nearest: returned, to be visited next (else the top of the stack).
+uint visit_node(Ray ray, uint64_t nodes, uint node, float reach) {
+    Children c = enter_children(ray, node, NodeRef(nodes + (uint64_t(node) << 7)), reach);
+    sort(c);
+    uint next = kNoNode;
+    float next_t = 0.0;
+    [[unroll]] for (int k = 3; k >= 0; --k) {
+        if (c.t[k] > reach) continue;
+        if (next != kNoNode) push(next, next_t);
+        next = c.entry[k], next_t = c.t[k];
+    }
+    return next != kNoNode ? next : pop(reach);
+}
+
+// Intersects the leaf of a stack entry: slot entry % 4 of node entry / 4.
+void visit_leaf(Ray ray, TraceScene scene, uint entry, inout Hit hit) {
+    const uint slot = entry & 3u;
+    NodeRef node = NodeRef(scene.nodes + (uint64_t((entry & ~kBvh4LeafEntry) >> 2u) << 7));
+    const uint first = floatBitsToUint(node.items[kChildItem][slot]);
+    const uint end = first + (floatBitsToUint(node.items[kCountItem][slot]) & ~kBvhLeaf);
+    for (uint i = first; i < end; ++i)
+        intersect_triangle(ray, TriangleRef(scene.triangles + uint64_t(i) * 48ul), i, hit);
+}
+
+// Stack traversal of the 4-wide nodes, nearest child first, in the while-while shape (Aila &
+// Laine 2009): inner nodes until a leaf comes up, then that leaf, so the rays of a warp that
+// reach leaves intersect them together. The collapse keeps the stack within
+// BATCHSIM_BVH_MAX_DEPTH entries (assets::collapse_bvh4).
 Hit closest_hit(Ray ray, TraceScene scene) {
-    Vec4Array nodes = Vec4Array(scene.nodes);
-    Vec4Array triangles = Vec4Array(scene.triangles);
     Hit hit = Hit(params.far_plane, kTraceMiss, vec2(0.0));
-    uint stack[BATCHSIM_BVH_MAX_DEPTH];
-    uint top = 0u, node = 0u;
-    while (true) {
-        const vec4 l0 = nodes.items[4u * node], l1 = nodes.items[4u * node + 1u];
-        const vec4 r0 = nodes.items[4u * node + 2u], r1 = nodes.items[4u * node + 3u];
-        const uint left = floatBitsToUint(l0.w), left_count = floatBitsToUint(l1.w);
-        const uint right = floatBitsToUint(r0.w), right_count = floatBitsToUint(r1.w);
-        const float t_left = enter_box(ray, l0.xyz, l1.xyz, params.near_plane, hit.t);
-        const float t_right = enter_box(ray, r0.xyz, r1.xyz, params.near_plane, hit.t);
-        bool go_left = t_left <= hit.t, go_right = t_right <= hit.t;
-        if (go_left && (left_count & kBvhLeaf) != 0u) {
-            intersect_leaf(ray, triangles, left, left_count & ~kBvhLeaf, hit);
-            go_left = false;
-        }
-        go_right = go_right && t_right <= hit.t;  // the left leaf may have come closer
-        if (go_right && (right_count & kBvhLeaf) != 0u) {
-            intersect_leaf(ray, triangles, right, right_count & ~kBvhLeaf, hit);
-            go_right = false;
-        }
-        if (go_left && go_right) {
-            const bool left_first = t_left <= t_right;
-            if (top < BATCHSIM_BVH_MAX_DEPTH) stack[top++] = left_first ? right : left;
-            node = left_first ? left : right;
-        } else if (go_left || go_right) {
-            node = go_left ? left : right;
-        } else {
-            if (top == 0u) break;
-            node = stack[--top];
-        }
+    stack_top = 0u;
+    uint entry = 0u;  // the root
+    while (entry != kNoNode) {
+        while ((entry & kBvh4LeafEntry) == 0u)
+            entry = visit_node(ray, scene.nodes, entry, hit.t * kReach);
+        if (entry == kNoNode) break;
+        visit_leaf(ray, scene, entry, hit);
+        entry = pop(hit.t * kReach);
     }
     return hit;
 }
@@ -110,7 +180,9 @@ Ray world_ray(CameraPose pose, uvec2 pixel) {
     const vec3 direction = rotate(vec4(pose.qx, pose.qy, pose.qz, pose.qw), camera);
     // A zero component would make 0 * inf = NaN in the slab test; 1e-30 keeps it finite.
     const vec3 safe = mix(direction, vec3(1e-30), lessThan(abs(direction), vec3(1e-30)));
-    return Ray(vec3(pose.x, pose.y, pose.z), direction, 1.0 / safe);
+    const vec3 origin = vec3(pose.x, pose.y, pose.z), inverse = 1.0 / safe;
+    const uvec3 near_item = uvec3(0, 2, 4) + uvec3(lessThan(inverse, vec3(0.0)));
+    return Ray(origin, direction, inverse, -origin * inverse, near_item, near_item ^ 1u);
 }
 
 void main() {

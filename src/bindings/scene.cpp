@@ -3,6 +3,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "assets/bvh.hpp"
+#include "assets/bvh_wide.hpp"
 #include "assets/packed_scene.hpp"
 #include "assets/packed_scene_format.hpp"
 #include "assets/packed_scene_writer.hpp"
@@ -149,6 +150,16 @@ void bind_scene_class(py::module_& m) {
         .def_property_readonly(
             "bvh_depth", [](const Scene& s) { return assets::bvh_depth(s->bvh_nodes()); },
             "Nodes on the BVH's longest root-to-node path (at most 64, the GPU stack size).")
+        .def(
+            "bvh4_nodes",
+            [](const Scene& s) {
+                const auto nodes = assets::collapse_bvh4(s->bvh_nodes());
+                constexpr std::size_t kFloats = sizeof(gpu::Bvh4Node) / sizeof(float);
+                return copy_rows(reinterpret_cast<const float*>(nodes.data()), nodes.size(),
+                                 kFloats);
+            },
+            "The 4-wide BVH the compute renderer uploads, collapsed from the stored one: "
+            "float32 [N, 32], the bytes of shared.h Bvh4Node (child and count as uint32 bits).")
         .def_property_readonly("bounds",
                                [](const Scene& s) {
                                    return py::make_tuple(to_numpy(s->bounds().min),

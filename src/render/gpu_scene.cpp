@@ -2,7 +2,9 @@
 
 #include <iomanip>
 #include <span>
+#include <vector>
 
+#include "assets/bvh_wide.hpp"
 #include "assets/texture_compression.hpp"
 #include "core/check.hpp"
 #include "core/strings.hpp"
@@ -32,10 +34,25 @@ VkFormat image_format(assets::TextureFormat format) {
                                                     : VK_FORMAT_R8G8B8A8_SRGB;
 }
 
+// Device-local bytes of everything but the BVH nodes.
+VkDeviceSize data_bytes_but_nodes(const assets::PackedScene& scene, bool bvh, bool decode_bc) {
+    VkDeviceSize total = scene.vertices().size_bytes() + scene.indices().size_bytes() +
+                         scene.chunks().size_bytes() + scene.materials().size_bytes();
+    if (bvh) total += scene.bvh_triangles().size_bytes();
+    for (std::size_t i = 0; i < scene.texture_count(); ++i) {
+        const assets::TextureView t = scene.texture(i);
+        total +=
+            decode_bc ? assets::mip_chain_bytes(t.width, t.height, t.mip_count) : t.pixels.size();
+    }
+    return total;
+}
+
+// `nodes`: the 4-wide BVH that will be uploaded (empty without the BVH).
 void check_fits(const vk::Device& device, const assets::PackedScene& scene,
-                const GpuSceneOptions& options) {
+                const GpuSceneOptions& options, std::span<const gpu::Bvh4Node> nodes) {
     const bool decode_bc = !device.features.texture_compression_bc;
-    const VkDeviceSize needed = gpu_scene_data_bytes(scene, options.bvh, decode_bc);
+    const VkDeviceSize needed =
+        data_bytes_but_nodes(scene, options.bvh, decode_bc) + nodes.size_bytes();
     const VkDeviceSize available = options.available_bytes > 0
                                        ? options.available_bytes
                                        : vk::device_local_budget(device).available;
@@ -141,7 +158,7 @@ std::vector<gpu::Material> gpu_materials(const assets::PackedScene& scene,
 }
 
 void fill_gpu_scene(const vk::Device& device, const assets::PackedScene& scene, bool bvh,
-                    vk::Uploader& uploader, GpuScene& out) {
+                    std::span<const gpu::Bvh4Node> nodes, vk::Uploader& uploader, GpuScene& out) {
     out.vertices = make_buffer(device, uploader, as_bytes(scene.vertices()),
                                VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
     out.indices =
@@ -155,7 +172,7 @@ void fill_gpu_scene(const vk::Device& device, const assets::PackedScene& scene, 
         out.textures.push_back(make_group_image(device, uploader, scene, groups, g));
     out.sampler = vk::create_sampler(device, {});
     if (!bvh) return;
-    out.bvh_nodes = make_buffer(device, uploader, as_bytes(scene.bvh_nodes()), 0);
+    out.bvh_nodes = make_buffer(device, uploader, as_bytes(nodes), 0);
     out.bvh_triangles = make_buffer(device, uploader, as_bytes(scene.bvh_triangles()), 0);
 }
 
@@ -168,15 +185,8 @@ VkDeviceSize GpuScene::bytes() const {
 }
 
 VkDeviceSize gpu_scene_data_bytes(const assets::PackedScene& scene, bool bvh, bool decode_bc) {
-    VkDeviceSize total = scene.vertices().size_bytes() + scene.indices().size_bytes() +
-                         scene.chunks().size_bytes() + scene.materials().size_bytes();
-    if (bvh) total += scene.bvh_nodes().size_bytes() + scene.bvh_triangles().size_bytes();
-    for (std::size_t i = 0; i < scene.texture_count(); ++i) {
-        const assets::TextureView t = scene.texture(i);
-        total +=
-            decode_bc ? assets::mip_chain_bytes(t.width, t.height, t.mip_count) : t.pixels.size();
-    }
-    return total;
+    const std::size_t nodes = bvh ? assets::collapse_bvh4(scene.bvh_nodes()).size() : 0;
+    return data_bytes_but_nodes(scene, bvh, decode_bc) + nodes * sizeof(gpu::Bvh4Node);
 }
 
 VkDeviceSize GpuScene::texture_bytes() const {
@@ -187,7 +197,10 @@ VkDeviceSize GpuScene::texture_bytes() const {
 
 GpuScene create_gpu_scene(const vk::Device& device, const assets::PackedScene& scene,
                           const GpuSceneOptions& options) {
-    check_fits(device, scene, options);
+    // The compute renderer traces a 4-wide BVH, collapsed here from the stored BVH2.
+    const std::vector<gpu::Bvh4Node> nodes =
+        options.bvh ? assets::collapse_bvh4(scene.bvh_nodes()) : std::vector<gpu::Bvh4Node>{};
+    check_fits(device, scene, options, nodes);
     GpuScene out;
     out.vertex_count = static_cast<std::uint32_t>(scene.vertices().size());
     out.index_count = static_cast<std::uint32_t>(scene.indices().size());
@@ -196,7 +209,7 @@ GpuScene create_gpu_scene(const vk::Device& device, const assets::PackedScene& s
     out.source = scene.source();
     vk::Uploader uploader = vk::create_uploader(device, options.staging_bytes);
     try {
-        fill_gpu_scene(device, scene, options.bvh, uploader, out);
+        fill_gpu_scene(device, scene, options.bvh, nodes, uploader, out);
     } catch (...) {
         vk::destroy_uploader(device, uploader);
         destroy_gpu_scene(device, out);

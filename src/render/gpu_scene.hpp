@@ -33,7 +33,9 @@ struct GpuScene {
     // shared.h Material[material_count], texture index turned into group slot and layer
     // (texture_groups.hpp); storage buffer (none if 0).
     vk::Buffer materials;
-    vk::Buffer bvh_nodes;      // shared.h BvhNode[]; only with GpuSceneOptions::bvh
+    // shared.h Bvh4Node[], collapsed from the stored BVH2 (assets/bvh_wide.hpp); only with
+    // GpuSceneOptions::bvh.
+    vk::Buffer bvh_nodes;
     vk::Buffer bvh_triangles;  // shared.h BvhTriangle[]; only with GpuSceneOptions::bvh
     // One per texture group (Material::base_color_texture indexes it): a 2D array image
     // (R8G8B8A8_SRGB, or BC1_RGB_SRGB_BLOCK where the device samples BC1 and the scene stores
@@ -55,8 +57,8 @@ struct GpuScene {
 };
 
 // Device-local bytes a scene's data takes (before allocation alignment), with or without
-// its BVH, with BC1 textures as stored or decoded to RGBA8: what create_gpu_scene compares
-// with the free device memory.
+// its BVH (nodes 4-wide, as uploaded), with BC1 textures as stored or decoded to RGBA8: what
+// create_gpu_scene compares with the free device memory.
 VkDeviceSize gpu_scene_data_bytes(const assets::PackedScene& scene, bool bvh = false,
                                   bool decode_bc = false);
 

@@ -102,6 +102,11 @@ def test_bench_render_records_both_backends_and_modes(render_record, procgen_dat
         for mode in ("batched", "naive"):
             check_spread(r[mode], "frames_per_s")
         assert r["batched_over_naive"] > 0
+        # one primary ray per pixel of a 16 x 16 frame
+        assert r["batched"]["rays_per_s"] == pytest.approx(r["batched"]["frames_per_s"] * 256)
+        if r["gpu_ms"] is not None and r["gpu_ms"]["draw_ms"] > 0:
+            draw_s = r["gpu_ms"]["draw_ms"] / 1e3
+            assert r["gpu_rays_per_s"] == pytest.approx(r["views"] * 256 / draw_s)
     ratios = record["compute_over_raster"]
     assert [(r["views"], r["outputs"]) for r in ratios] == [(2, "depth"), (4, "depth")]
     assert all(r["ratio"] > 0 for r in ratios)

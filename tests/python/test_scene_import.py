@@ -55,6 +55,12 @@ def test_imported_scenes_carry_a_bvh_within_the_gpu_stack_depth(tmp_path):
     scene = batchsim.import_scene(SPIDER_OBJ, tmp_path / "spider.bsscene", bake_navmesh=False)
     assert 1 <= scene.bvh_node_count < scene.triangle_count  # leaves hold 1-4 triangles
     assert 1 < scene.bvh_depth <= 64
+    # The 4-wide collapse the compute renderer uploads: about a third as many nodes, and
+    # its leaves (count with the leaf bit) cover every triangle once.
+    wide = scene.bvh4_nodes()
+    assert wide.shape[1] == 32 and scene.bvh_node_count / 4 < len(wide) < scene.bvh_node_count
+    counts = wide[:, 28:].view(np.uint32)
+    assert (counts[counts != 0] & 0x7FFFFFFF).sum() == scene.triangle_count
     box = batchsim.import_scene(BOX_GLTF, tmp_path / "box.bsscene", bake_navmesh=False)
     assert box.bvh_node_count >= 1 and 1 <= box.bvh_depth <= 64
 

@@ -14,7 +14,10 @@ two modes, measured one after the other in the same process:
 and the batched/naive ratio. `gpu_ms` is the batched mode's GPU time per pass of one
 render() (timestamps around the passes; the compute backend's trace and shading count as
 draw_ms) and `draw_statistics_per_view` what the raster draw pass processed per view
-(pipeline statistics): the profile of where the time goes. `compute_over_raster` lists the
+(pipeline statistics): the profile of where the time goes. `rays_per_s` is the batched
+frames/s times the pixels of a frame (one primary ray each), and `gpu_rays_per_s` the rays
+of one render() over its draw pass's GPU time (for the compute backend: the trace, plus
+shading with rgb), to compare traversal kernels on the same rays. `compute_over_raster` lists the
 compute backend's batched frames/s over the raster backend's for each configuration.
 `--plot PNG` draws frames/s against the number of views.
 """
@@ -108,7 +111,9 @@ def measure(context, scenes, views: int, size: int, outputs: str, backend: str, 
             "steps": steps,
         }
         if mode == "batched":
+            result["batched"]["rays_per_s"] = result["batched"]["frames_per_s"] * size * size
             result["gpu_ms"] = renderer.pass_times(0)
+            result["gpu_rays_per_s"] = gpu_rays_per_s(result["gpu_ms"], views * size * size)
             result["draw_statistics_per_view"] = per_view(renderer.draw_statistics(0), views)
             result["scene_bytes"] = [renderer.scene_bytes(p) for p in range(len(scenes))]
         del renderer
@@ -118,6 +123,13 @@ def measure(context, scenes, views: int, size: int, outputs: str, backend: str, 
         )
     print(_summary(result), file=sys.stderr)
     return result
+
+
+def gpu_rays_per_s(gpu_ms: dict | None, rays: int) -> float | None:
+    """Primary rays per second of the draw pass, or None without GPU timestamps."""
+    if not gpu_ms or gpu_ms["draw_ms"] <= 0:
+        return None
+    return rays / (gpu_ms["draw_ms"] / 1e3)
 
 
 def per_view(counts: dict | None, views: int) -> dict | None:
@@ -132,6 +144,10 @@ def _summary(result: dict) -> str:
     )
     ratio = result.get("batched_over_naive")
     tail = f" (x{ratio:.1f})" if ratio else ""
+    if "batched" in result:
+        tail += f", {result['batched']['rays_per_s'] / 1e6:,.1f} Mrays/s"
+    if result.get("gpu_rays_per_s"):
+        tail += f" (draw pass {result['gpu_rays_per_s'] / 1e6:,.1f} Mrays/s)"
     return (
         f"{result['backend']} {result['views']} views {result['resolution']}px "
         f"{result['outputs']}: {rates} fps{tail}"
