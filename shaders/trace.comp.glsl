@@ -5,9 +5,9 @@
 #extension GL_EXT_control_flow_attributes : require
 
 // The compute renderer's trace pass: one thread per pixel of every view of the batch walks
-// the 4-wide BVH of its view's resident scene for the closest hit between the near and far planes
-// (double-sided, like the raster pipeline, which culls nothing). It writes depth (0 for a
-// miss), and for colour the hit for shade.comp and black for a miss.
+// the 4-wide BVH of its view's resident scene for the closest hit between the near and far
+// planes (double-sided, like the raster pipeline, which culls nothing). It writes depth (0
+// for a miss), and for colour the hit for shade.comp and black for a miss.
 
 #include "shared.h"
 #include "render_common.glsl"
