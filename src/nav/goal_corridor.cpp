@@ -27,9 +27,13 @@ bool same_bits(const Vec3& a, const Vec3& b) {
 static_assert(GoalCorridor::kMaxPolys == kMaxPathPolys);
 
 NavQuery::Impl::Snapped NavQuery::Impl::snap_start(GoalCorridor& corridor, const Vec3& start) {
-    Snapped out;
-    if (!start_snap.snap(*query, filter, corridor.start_poly, start, out.ref, out.point))
-        out = nearest(start, kSnapExtents);
+    GoalCorridor::Snap& memo = corridor.last_snap;
+    Snapped out{memo.ref, memo.snapped};
+    if (memo.ref == 0 || !same_bits(start, memo.point)) {
+        if (!start_snap.snap(*query, filter, corridor.start_poly, start, out.ref, out.point))
+            out = nearest(start, kSnapExtents);
+        if (out.ref != 0) memo = {start, out.point, out.ref};
+    }
     corridor.start_poly = out.ref;
     return out;
 }
@@ -43,6 +47,7 @@ void NavQuery::set_goal(GoalCorridor& corridor, const Vec3& goal) {
     corridor.poly_count = 0;
     corridor.rival_count = 0;
     corridor.start_poly = 0;  // may be another mesh's
+    corridor.last_snap = {};
     corridor.has_last = false;
 }
 
@@ -62,8 +67,9 @@ Vec3 NavQuery::try_step(const Vec3& start, const Vec3& end, bool allow_sliding,
     BATCHSIM_CHECK(corridor.mesh == impl_->mesh.get(), InvalidArgument,
                    "GoalCorridor: call set_goal with a NavQuery of this navmesh first");
     dtPolyRef guess = corridor.start_poly;
-    if (guess == 0) guess = impl_->nearest(start, kSnapExtents).ref;  // first step: search once
-    const Vec3 reached = impl_->step(start, end, allow_sliding, guess);
+    if (guess == 0)  // first step: search once
+        guess = impl_->remembered_snap(corridor.last_snap, 0, start).ref;
+    const Vec3 reached = impl_->step(start, end, allow_sliding, guess, &corridor.last_snap);
     corridor.start_poly = guess;
     return reached;
 }

@@ -41,6 +41,16 @@ struct GoalCorridor {
     // The polygon the last start snapped onto: start_snap.hpp's guess for the next start.
     std::uint32_t start_poly = 0;
 
+    // The last snap of a point onto the navmesh (findNearestPoly's answer, found or proven):
+    // a step's landing point is snapped again as the distance's start and as the next step's
+    // start, and findNearestPoly gives the same point the same answer.
+    struct Snap {
+        Vec3 point{};           // as asked, compared bit for bit
+        Vec3 snapped{};         // the answer's point
+        std::uint32_t ref = 0;  // the answer's polygon; 0: nothing remembered
+    };
+    Snap last_snap;
+
     // The last corridor-mode answer: agents pushing against a wall ask again from the same
     // point, and the same inputs give the same answer.
     Vec3 last_start{};
