@@ -9,6 +9,7 @@
 #include "nav/nav_query_impl.hpp"
 #include "nav/search_certificate.hpp"
 #include "nav/start_snap.hpp"
+#include "nav/string_pull.hpp"
 
 namespace batchsim::nav {
 
@@ -48,6 +49,7 @@ void NavQuery::set_goal(GoalCorridor& corridor, const Vec3& goal) {
     corridor.rival_count = 0;
     corridor.start_poly = 0;  // may be another mesh's
     corridor.last_snap = {};
+    corridor.pulled_count = 0;
     corridor.has_last = false;
 }
 
@@ -91,14 +93,14 @@ float NavQuery::Impl::reuse_distance_to_goal(const Vec3& start, GoalCorridor& co
     int first = repeated_suffix(corridor, mesh->detour(), filter, from.ref, from.point);
     if (first < 0) {
         first = 0;
+        corridor.pulled_count = 0;  // its corners belong to the old polys
         if (!search(from, to, corridor.polys.data(), &corridor.poly_count)) {
             corridor.poly_count = 0;
             return kUnreachable;
         }
         certify_search(*query, filter, corridor, node_scratch);
     }
-    return path_length(start, corridor.goal, corridor.polys.data() + first,
-                       corridor.poly_count - first);
+    return pulled_length(*query, start, corridor.goal, corridor, first, kMaxPathPolys);
 }
 
 }  // namespace batchsim::nav

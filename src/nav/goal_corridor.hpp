@@ -51,6 +51,17 @@ struct GoalCorridor {
     };
     Snap last_snap;
 
+    // The corners the last full string pull of polys found after its start (string_pull.hpp):
+    // a later pull that reaches one of them in the same state goes on exactly as that one did.
+    static constexpr int kMaxPulled = 32;
+    struct Corner {
+        Vec3 point{};
+        float to_next = 0;  // float distance to the next corner, as Detour's length sums it
+        int apex = -1;      // polys index of the portal it is an apex of; -1: not reusable
+    };
+    std::array<Corner, kMaxPulled> pulled{};
+    int pulled_count = 0;  // 0: nothing remembered (or the polys changed since)
+
     // The last corridor-mode answer: agents pushing against a wall ask again from the same
     // point, and the same inputs give the same answer.
     Vec3 last_start{};
