@@ -27,11 +27,21 @@ bool same_bits(const Vec3& a, const Vec3& b) {
 
 static_assert(GoalCorridor::kMaxPolys == kMaxPathPolys);
 
+NavQuery::Impl::Snapped NavQuery::Impl::nearest_remembered(const Vec3& point) {
+    if (const SnapCache::Entry* entry = episode_snaps.find(point))
+        return {entry->ref, entry->snapped};
+    const Snapped out = nearest(point, kSnapExtents);
+    episode_snaps.store(point, out.point, out.ref);
+    return out;
+}
+
 NavQuery::Impl::Snapped NavQuery::Impl::snap_start(GoalCorridor& corridor, const Vec3& start) {
     GoalCorridor::Snap& memo = corridor.last_snap;
     Snapped out{memo.ref, memo.snapped};
     if (memo.ref == 0 || !same_bits(start, memo.point)) {
-        if (!start_snap.snap(*query, filter, corridor.start_poly, start, out.ref, out.point))
+        if (corridor.start_poly == 0)  // an episode's start: asked again whenever it restarts
+            out = nearest_remembered(start);
+        else if (!start_snap.snap(*query, filter, corridor.start_poly, start, out.ref, out.point))
             out = nearest(start, kSnapExtents);
         if (out.ref != 0) memo = {start, out.point, out.ref};
     }
@@ -40,7 +50,7 @@ NavQuery::Impl::Snapped NavQuery::Impl::snap_start(GoalCorridor& corridor, const
 }
 
 void NavQuery::set_goal(GoalCorridor& corridor, const Vec3& goal) {
-    const Impl::Snapped snapped = impl_->nearest(goal, kSnapExtents);
+    const Impl::Snapped snapped = impl_->nearest_remembered(goal);
     corridor.mesh = impl_->mesh.get();
     corridor.goal = goal;
     corridor.goal_point = snapped.point;

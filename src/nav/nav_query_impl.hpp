@@ -9,6 +9,7 @@
 #include <DetourNavMeshQuery.h>
 
 #include "nav/nav_query.hpp"
+#include "nav/snap_cache.hpp"
 #include "nav/start_snap.hpp"
 #include "nav/surface_move.hpp"
 
@@ -30,12 +31,15 @@ struct NavQuery::Impl {
     dtQueryFilter filter;
     std::vector<int> node_scratch;  // certify_search's, sized for the node pool
     StartSnap start_snap;           // corridor mode's shortcut past findNearestPoly
+    SnapCache episode_snaps;        // goals and episode starts, snapped again and again
 
     struct Snapped {
         dtPolyRef ref = 0;
         Vec3 point{};
     };
     Snapped nearest(const Vec3& point, const float* extents) const;
+    // nearest(point, kSnapExtents), from episode_snaps where it was asked before.
+    Snapped nearest_remembered(const Vec3& point);
     Snapped nearest_in_island(const Vec3& point, int island) const;
     float height_on(dtPolyRef ref, const Vec3& point) const;
     std::optional<SurfaceMove> move(const Snapped& from, const Vec3& end, bool allow_sliding);
