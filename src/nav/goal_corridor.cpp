@@ -59,6 +59,7 @@ void NavQuery::set_goal(GoalCorridor& corridor, const Vec3& goal) {
     corridor.rival_count = 0;
     corridor.start_poly = 0;  // may be another mesh's
     corridor.last_snap = {};
+    corridor.last_step = {};
     corridor.pulled_count = 0;
     corridor.has_last = false;
 }
@@ -78,11 +79,16 @@ Vec3 NavQuery::try_step(const Vec3& start, const Vec3& end, bool allow_sliding,
                         GoalCorridor& corridor) {
     BATCHSIM_CHECK(corridor.mesh == impl_->mesh.get(), InvalidArgument,
                    "GoalCorridor: call set_goal with a NavQuery of this navmesh first");
+    GoalCorridor::Step& last = corridor.last_step;
+    if (last.valid && last.allow_sliding == allow_sliding && same_bits(start, last.start) &&
+        same_bits(end, last.end))
+        return last.reached;  // start_poly still names a polygon near it: only a hint
     dtPolyRef guess = corridor.start_poly;
     if (guess == 0)  // first step: search once
         guess = impl_->remembered_snap(corridor.last_snap, 0, start).ref;
     const Vec3 reached = impl_->step(start, end, allow_sliding, guess, &corridor.last_snap);
     corridor.start_poly = guess;
+    last = {start, end, reached, allow_sliding, true};
     return reached;
 }
 

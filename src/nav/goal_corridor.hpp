@@ -51,6 +51,17 @@ struct GoalCorridor {
     };
     Snap last_snap;
 
+    // The last tracked try_step: an agent pushing against a wall asks the same step again
+    // (same start, same end), and try_step gives the same inputs the same answer.
+    struct Step {
+        Vec3 start{};
+        Vec3 end{};
+        Vec3 reached{};
+        bool allow_sliding = false;
+        bool valid = false;
+    };
+    Step last_step;
+
     // The corners the last full string pull of polys found after its start (string_pull.hpp):
     // a later pull that reaches one of them in the same state goes on exactly as that one did.
     static constexpr int kMaxPulled = 32;
