@@ -9,6 +9,7 @@
 #include "nav/nav_query_impl.hpp"
 #include "nav/search_certificate.hpp"
 #include "nav/start_snap.hpp"
+#include "nav/string_pull.hpp"
 
 namespace batchsim::nav {
 
@@ -26,16 +27,30 @@ bool same_bits(const Vec3& a, const Vec3& b) {
 
 static_assert(GoalCorridor::kMaxPolys == kMaxPathPolys);
 
+NavQuery::Impl::Snapped NavQuery::Impl::nearest_remembered(const Vec3& point) {
+    if (const SnapCache::Entry* entry = episode_snaps.find(point))
+        return {entry->ref, entry->snapped};
+    const Snapped out = nearest(point, kSnapExtents);
+    episode_snaps.store(point, out.point, out.ref);
+    return out;
+}
+
 NavQuery::Impl::Snapped NavQuery::Impl::snap_start(GoalCorridor& corridor, const Vec3& start) {
-    Snapped out;
-    if (!start_snap.snap(*query, filter, corridor.start_poly, start, out.ref, out.point))
-        out = nearest(start, kSnapExtents);
+    GoalCorridor::Snap& memo = corridor.last_snap;
+    Snapped out{memo.ref, memo.snapped};
+    if (memo.ref == 0 || !same_bits(start, memo.point)) {
+        if (corridor.start_poly == 0)  // an episode's start: asked again whenever it restarts
+            out = nearest_remembered(start);
+        else if (!start_snap.snap(*query, filter, corridor.start_poly, start, out.ref, out.point))
+            out = nearest(start, kSnapExtents);
+        if (out.ref != 0) memo = {start, out.point, out.ref};
+    }
     corridor.start_poly = out.ref;
     return out;
 }
 
 void NavQuery::set_goal(GoalCorridor& corridor, const Vec3& goal) {
-    const Impl::Snapped snapped = impl_->nearest(goal, kSnapExtents);
+    const Impl::Snapped snapped = impl_->nearest_remembered(goal);
     corridor.mesh = impl_->mesh.get();
     corridor.goal = goal;
     corridor.goal_point = snapped.point;
@@ -43,6 +58,9 @@ void NavQuery::set_goal(GoalCorridor& corridor, const Vec3& goal) {
     corridor.poly_count = 0;
     corridor.rival_count = 0;
     corridor.start_poly = 0;  // may be another mesh's
+    corridor.last_snap = {};
+    corridor.last_step = {};
+    corridor.pulled_count = 0;
     corridor.has_last = false;
 }
 
@@ -61,10 +79,16 @@ Vec3 NavQuery::try_step(const Vec3& start, const Vec3& end, bool allow_sliding,
                         GoalCorridor& corridor) {
     BATCHSIM_CHECK(corridor.mesh == impl_->mesh.get(), InvalidArgument,
                    "GoalCorridor: call set_goal with a NavQuery of this navmesh first");
+    GoalCorridor::Step& last = corridor.last_step;
+    if (last.valid && last.allow_sliding == allow_sliding && same_bits(start, last.start) &&
+        same_bits(end, last.end))
+        return last.reached;  // start_poly still names a polygon near it: only a hint
     dtPolyRef guess = corridor.start_poly;
-    if (guess == 0) guess = impl_->nearest(start, kSnapExtents).ref;  // first step: search once
-    const Vec3 reached = impl_->step(start, end, allow_sliding, guess);
+    if (guess == 0)  // first step: search once
+        guess = impl_->remembered_snap(corridor.last_snap, 0, start).ref;
+    const Vec3 reached = impl_->step(start, end, allow_sliding, guess, &corridor.last_snap);
     corridor.start_poly = guess;
+    last = {start, end, reached, allow_sliding, true};
     return reached;
 }
 
@@ -85,14 +109,14 @@ float NavQuery::Impl::reuse_distance_to_goal(const Vec3& start, GoalCorridor& co
     int first = repeated_suffix(corridor, mesh->detour(), filter, from.ref, from.point);
     if (first < 0) {
         first = 0;
+        corridor.pulled_count = 0;  // its corners belong to the old polys
         if (!search(from, to, corridor.polys.data(), &corridor.poly_count)) {
             corridor.poly_count = 0;
             return kUnreachable;
         }
         certify_search(*query, filter, corridor, node_scratch);
     }
-    return path_length(start, corridor.goal, corridor.polys.data() + first,
-                       corridor.poly_count - first);
+    return pulled_length(*query, start, corridor.goal, corridor, first, kMaxPathPolys);
 }
 
 }  // namespace batchsim::nav

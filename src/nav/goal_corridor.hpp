@@ -41,6 +41,38 @@ struct GoalCorridor {
     // The polygon the last start snapped onto: start_snap.hpp's guess for the next start.
     std::uint32_t start_poly = 0;
 
+    // The last snap of a point onto the navmesh (findNearestPoly's answer, found or proven):
+    // a step's landing point is snapped again as the distance's start and as the next step's
+    // start, and findNearestPoly gives the same point the same answer.
+    struct Snap {
+        Vec3 point{};           // as asked, compared bit for bit
+        Vec3 snapped{};         // the answer's point
+        std::uint32_t ref = 0;  // the answer's polygon; 0: nothing remembered
+    };
+    Snap last_snap;
+
+    // The last tracked try_step: an agent pushing against a wall asks the same step again
+    // (same start, same end), and try_step gives the same inputs the same answer.
+    struct Step {
+        Vec3 start{};
+        Vec3 end{};
+        Vec3 reached{};
+        bool allow_sliding = false;
+        bool valid = false;
+    };
+    Step last_step;
+
+    // The corners the last full string pull of polys found after its start (string_pull.hpp):
+    // a later pull that reaches one of them in the same state goes on exactly as that one did.
+    static constexpr int kMaxPulled = 32;
+    struct Corner {
+        Vec3 point{};
+        float to_next = 0;  // float distance to the next corner, as Detour's length sums it
+        int apex = -1;      // polys index of the portal it is an apex of; -1: not reusable
+    };
+    std::array<Corner, kMaxPulled> pulled{};
+    int pulled_count = 0;  // 0: nothing remembered (or the polys changed since)
+
     // The last corridor-mode answer: agents pushing against a wall ask again from the same
     // point, and the same inputs give the same answer.
     Vec3 last_start{};

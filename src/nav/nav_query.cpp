@@ -1,6 +1,8 @@
 #include "nav/nav_query.hpp"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include <DetourCommon.h>
@@ -42,6 +44,12 @@ dtQueryFilter habitat_filter() {
     filter.setIncludeFlags(kPolyFlagWalk);
     filter.setExcludeFlags(kPolyFlagDisabled);
     return filter;
+}
+
+bool same_bits(const Vec3& a, const Vec3& b) {
+    for (int i = 0; i < 3; ++i)
+        if (std::bit_cast<std::uint32_t>(a[i]) != std::bit_cast<std::uint32_t>(b[i])) return false;
+    return true;
 }
 
 bool same_point(const Vec3& a, const Vec3& b) {
@@ -250,6 +258,14 @@ NavQuery::Impl::Snapped NavQuery::Impl::snap_near(dtPolyRef guess, const Vec3& p
     return nearest(point, kSnapExtents);
 }
 
+NavQuery::Impl::Snapped NavQuery::Impl::remembered_snap(GoalCorridor::Snap& memo, dtPolyRef guess,
+                                                        const Vec3& point) {
+    if (memo.ref != 0 && same_bits(point, memo.point)) return {memo.ref, memo.snapped};
+    const Snapped out = snap_near(guess, point);
+    if (out.ref != 0) memo = {point, out.point, out.ref};
+    return out;
+}
+
 // Whether nearest(point) lies on `island`, from one polygon query: settled at once when every
 // polygon findNearestPoly would consider is on that island or none is, else by its choice.
 bool NavQuery::Impl::nearest_on_island(const Vec3& point, int island) const {
@@ -270,16 +286,22 @@ bool NavQuery::Impl::nearest_on_island(const Vec3& point, int island) const {
 
 // nearest_on_island(point, island), settled by start_snap from `guess` where it proves
 // nearest(point): a step's end and landing point lie on or beside its polygons.
-bool NavQuery::Impl::snaps_onto_island(dtPolyRef guess, const Vec3& point, int island) {
-    if (const std::optional<Snapped> proven = proven_snap(guess, point))
-        return mesh->islands().island_of(proven->ref) == island;
+bool NavQuery::Impl::snaps_onto_island(dtPolyRef guess, const Vec3& point, int island,
+                                       GoalCorridor::Snap* memo) {
+    const Islands& islands = mesh->islands();
+    if (memo && memo->ref != 0 && same_bits(point, memo->point))
+        return islands.island_of(memo->ref) == island;
+    if (const std::optional<Snapped> proven = proven_snap(guess, point)) {
+        if (memo) *memo = {point, proven->point, proven->ref};
+        return islands.island_of(proven->ref) == island;
+    }
     return nearest_on_island(point, island);
 }
 
-Vec3 NavQuery::Impl::step(const Vec3& start, const Vec3& end, bool allow_sliding,
-                          dtPolyRef& guess) {
+Vec3 NavQuery::Impl::step(const Vec3& start, const Vec3& end, bool allow_sliding, dtPolyRef& guess,
+                          GoalCorridor::Snap* memo) {
     const bool guessing = guess != 0;
-    const Snapped from = snap_near(guess, start);
+    const Snapped from = memo ? remembered_snap(*memo, guess, start) : snap_near(guess, start);
     const Islands& islands = mesh->islands();
     const int island = islands.island_of(from.ref);
     if (guessing) guess = from.ref;
@@ -294,7 +316,7 @@ Vec3 NavQuery::Impl::step(const Vec3& start, const Vec3& end, bool allow_sliding
     // A result that snaps to another island went through an infinitely thin wall.
     const int landed_island = islands.island_of(moved->polygon);
     const bool through_wall =
-        guessing ? !snaps_onto_island(moved->polygon, out, landed_island)
+        guessing ? !snaps_onto_island(moved->polygon, out, landed_island, memo)
                  : islands.island_of(nearest(out, kSnapExtents).ref) != landed_island;
     if (through_wall) out = nudge_towards_centre(moved->polygon, out);
     if (guessing) guess = moved->polygon;

@@ -51,9 +51,11 @@ public:
     // geodesic_distance(); the cache is left alone. Otherwise the same value (bit for bit in
     // every measured walk), cheaper: it string-pulls the rest of the previous search's
     // corridor from the start's polygon on where a fresh search is shown to return that rest
-    // (search_certificate.hpp), skips findNearestPoly where its answer is known
-    // (start_snap.hpp; this NavQuery then keeps about 40 bytes per polygon), and answers a
-    // repeated start from memory. Throws Error(InvalidArgument) unless set_goal was called on
+    // (search_certificate.hpp) and reuses the last string pull's corners where the pull
+    // reaches one in the same state (string_pull.hpp), skips findNearestPoly where its answer
+    // is known (start_snap.hpp; this NavQuery then keeps about 40 bytes per polygon, and a
+    // 112 KiB cache of goal and episode-start snaps), and answers a repeated start from
+    // memory. Throws Error(InvalidArgument) unless set_goal was called on
     // `corridor` by a NavQuery of this navmesh.
     float geodesic_distance(const Vec3& start, GoalCorridor& corridor, bool exact = false);
     // Moves from `start` towards `end` on the surface. With sliding the agent slides along
@@ -62,7 +64,9 @@ public:
     Vec3 try_step(const Vec3& start, const Vec3& end, bool allow_sliding = true);
     // try_step for an agent whose goal `corridor` tracks: the same result, bit for bit, with
     // its navmesh snaps answered from the agent's last polygon where start_snap.hpp proves
-    // them. Throws like geodesic_distance(start, corridor).
+    // them, or from the agent's last snap of the same point, and a repeated step (same
+    // start, end and sliding) answered from memory. Throws like
+    // geodesic_distance(start, corridor).
     Vec3 try_step(const Vec3& start, const Vec3& end, bool allow_sliding, GoalCorridor& corridor);
     // Distance from the snapped point to the nearest navmesh boundary, capped at
     // max_search_radius; 0 off the navmesh.

@@ -9,6 +9,7 @@
 #include <DetourNavMeshQuery.h>
 
 #include "nav/nav_query.hpp"
+#include "nav/snap_cache.hpp"
 #include "nav/start_snap.hpp"
 #include "nav/surface_move.hpp"
 
@@ -30,12 +31,15 @@ struct NavQuery::Impl {
     dtQueryFilter filter;
     std::vector<int> node_scratch;  // certify_search's, sized for the node pool
     StartSnap start_snap;           // corridor mode's shortcut past findNearestPoly
+    SnapCache episode_snaps;        // goals and episode starts, snapped again and again
 
     struct Snapped {
         dtPolyRef ref = 0;
         Vec3 point{};
     };
     Snapped nearest(const Vec3& point, const float* extents) const;
+    // nearest(point, kSnapExtents), from episode_snaps where it was asked before.
+    Snapped nearest_remembered(const Vec3& point);
     Snapped nearest_in_island(const Vec3& point, int island) const;
     float height_on(dtPolyRef ref, const Vec3& point) const;
     std::optional<SurfaceMove> move(const Snapped& from, const Vec3& end, bool allow_sliding);
@@ -43,11 +47,19 @@ struct NavQuery::Impl {
     std::optional<Snapped> proven_snap(dtPolyRef guess, const Vec3& point);
     // nearest(point), skipping the search where start_snap proves the answer from `guess`.
     Snapped snap_near(dtPolyRef guess, const Vec3& point);
+    // snap_near(guess, point), answered from `memo` where it holds this very point, and
+    // remembered there.
+    Snapped remembered_snap(GoalCorridor::Snap& memo, dtPolyRef guess, const Vec3& point);
     bool nearest_on_island(const Vec3& point, int island) const;
-    bool snaps_onto_island(dtPolyRef guess, const Vec3& point, int island);
+    // Whether nearest(point) lies on `island`; with a memo, answered from it where it holds
+    // the point, and a proven snap is remembered there.
+    bool snaps_onto_island(dtPolyRef guess, const Vec3& point, int island,
+                           GoalCorridor::Snap* memo = nullptr);
     // try_step. With guess 0 every snap searches; otherwise `guess` is the start's polygon
-    // as far as known and becomes the result's, and snaps use start_snap: same result.
-    Vec3 step(const Vec3& start, const Vec3& end, bool allow_sliding, dtPolyRef& guess);
+    // as far as known and becomes the result's, and snaps use start_snap and `memo` (null:
+    // none): same result.
+    Vec3 step(const Vec3& start, const Vec3& end, bool allow_sliding, dtPolyRef& guess,
+              GoalCorridor::Snap* memo = nullptr);
     // goal_corridor.cpp: nearest(start, kSnapExtents), skipping the search where
     // start_snap.hpp shows the answer; the distance to the corridor's goal by a fresh search,
     // and by reusing the corridor where search_certificate.hpp allows.
