@@ -1,7 +1,6 @@
 """Benchmark of the PPO update of the `pointnav-depth` policy (SE-ResNet9, 2-layer LSTM
 512, CPC|A-16, LAMB, bf16 on CUDA) on one synthetic rollout of N environments x T steps:
-the recurrent core stepwise or by episode segments (packed, or zero-padded without the
-final state), convolutions NCHW or channels-last,
+the recurrent core stepwise or by episode segments, convolutions NCHW or channels-last,
 every variant timed in one run on the same device. Prints JSON.
 
     python3 benchmarks/bench_learner.py [--envs 4096] [--updates 10] [--out FILE]
@@ -26,7 +25,6 @@ VARIANTS = {  # name: (sequence, channels_last)
     "segments": ("segments", False),
     "stepwise_channels_last": ("stepwise", True),
     "segments_channels_last": ("segments", True),
-    "padded_channels_last": ("padded", True),
     "stepwise_again": ("stepwise", False),
 }
 

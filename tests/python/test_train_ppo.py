@@ -213,19 +213,11 @@ def test_rollouts_by_segments_match_the_stepwise_reference(device, rnn, layers):
     masks[:, 0] = 1  # one environment runs the whole rollout in one episode
     masks[0, 1] = 0  # one begins an episode at step 0: its carried state is dropped
     outputs = {}
-    for sequence in ("stepwise", "segments", "padded"):
+    for sequence in ("stepwise", "segments"):
         policy.sequence = sequence
         with torch.backends.cudnn.flags(allow_tf32=False):  # both in fp32: comparable
-            out = policy(*inputs, masks, need_state=False)
+            out = policy(*inputs, masks)
             gradient = torch.autograd.grad(out.values.sum(), policy.rnn.weight_hh_l0)[0]
         outputs[sequence] = (out.logits, out.values, out.state, gradient)
     for got, want in zip(outputs["segments"], outputs["stepwise"], strict=True):
         torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
-    assert outputs["padded"][2] is None  # the padded segments compute no final state
-    policy.sequence = "padded"  # ... unless it is asked for: then they are packed
-    state = policy(*inputs, masks).state
-    torch.testing.assert_close(state, outputs["segments"][2], rtol=1e-4, atol=1e-5)
-    for index in (0, 1, 3):  # logits, values, the gradient
-        torch.testing.assert_close(
-            outputs["padded"][index], outputs["stepwise"][index], rtol=1e-4, atol=1e-5
-        )

@@ -178,10 +178,7 @@ class Policy(nn.Module):
         nn.init.orthogonal_(self.critic.weight)
         nn.init.zeros_(self.critic.bias)
         self.cpca = ActionCPC(hidden, actions, cpca_steps) if cpca_steps > 0 else None
-        # How T > 1 steps run (batchsim.train.recurrence): "stepwise", "segments" (packed),
-        # or "padded": zero-padded segments where the caller needs no final state (the PPO
-        # update; 1.11-1.15x faster updates on an H100, benchmarks/RESULTS.md), else packed.
-        self.sequence = "padded"
+        self.sequence = "segments"  # or "stepwise": how rollouts run (batchsim.train.recurrence)
         self.channels_last = False
 
     def use_channels_last(self) -> None:
@@ -212,12 +209,10 @@ class Policy(nn.Module):
         state: torch.Tensor,
         masks: torch.Tensor,
         actions: torch.Tensor | None = None,
-        need_state: bool = True,
     ) -> PolicyOutput:
         """Sequences: visual [T*N, C, H, W], pointgoal [T*N, 2], previous_action [T*N],
         masks [T, N]; state [L, N, H] at the start. With `actions` ([T*N], taken at each
-        step) and a CPC|A head, the output carries its loss too. need_state=False: the
-        output's state may be None (saves work for the "padded" sequence)."""
+        step) and a CPC|A head, the output carries its loss too."""
         steps, n = masks.shape
         if self.channels_last:
             visual = visual.contiguous(memory_format=torch.channels_last)
@@ -230,12 +225,10 @@ class Policy(nn.Module):
             ],
             1,
         ).view(steps, n, -1)
-        run = recurrence.stepwise  # one step: nothing to cut
-        if steps > 1 and self.sequence != "stepwise":
-            padded = self.sequence == "padded" and not need_state
-            run = recurrence.by_padded_segments if padded else recurrence.by_segments
+        segments = self.sequence == "segments" and steps > 1  # one step: nothing to cut
+        run = recurrence.by_segments if segments else recurrence.stepwise
         beliefs, rnn_state = run(self.rnn, x, self._split(state), masks)
-        state = self._join(rnn_state) if rnn_state is not None else None
+        state = self._join(rnn_state)
         features = beliefs.view(steps * n, -1)
         auxiliary_loss = None
         if actions is not None and self.cpca is not None:

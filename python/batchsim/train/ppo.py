@@ -47,7 +47,6 @@ def evaluate(policy: Policy, storage: RolloutStorage, envs: torch.Tensor, s: PPO
             storage.initial_state[:, envs],
             storage.masks[:steps, envs],
             actions=actions,
-            need_state=False,
         )
     dist = Categorical(logits=out.logits.float())
     return dist.log_prob(actions), dist.entropy(), out.values.float(), out.auxiliary_loss

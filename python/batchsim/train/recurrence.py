@@ -6,9 +6,6 @@ the rollout: the state is reset to zero where masks[t, n] is 0.
 - ``by_segments``: every environment's steps cut at its episode starts; the segments,
   each starting from the carried state or from zero, run as one packed batch of sequences
   in a single cuDNN call. Same results up to float rounding (tests/python/test_train_ppo.py).
-- ``by_padded_segments``: the same segments as one zero-padded batch, not packed (cuDNN
-  then needs no sequence lengths from the host); the outputs are the same, but the state
-  after the last step is not computed (None): for the PPO update, which needs no state.
 
 Both take x [T, N, F], the state as the RNN module wants it (a tensor, or (h, c) for an
 LSTM), masks [T, N]; both return the outputs [T, N, H] and the state after step T - 1.
@@ -41,9 +38,7 @@ def stepwise(rnn: nn.RNNBase, x: torch.Tensor, state, masks: torch.Tensor):
     return torch.cat(outputs, 0), state
 
 
-def _segments(x: torch.Tensor, state, masks: torch.Tensor):
-    """The segments of x zero-padded to [T, S, F], each one's initial state, and for every
-    (env, t) its segment and position there."""
+def by_segments(rnn: nn.RNNBase, x: torch.Tensor, state, masks: torch.Tensor):
     steps, n = masks.shape
     begins = (masks == 0).t().contiguous()  # [N, T]: env-major, so segments are contiguous
     begins[:, 0] = True
@@ -61,19 +56,6 @@ def _segments(x: torch.Tensor, state, masks: torch.Tensor):
     # the others begin an episode, from zero.
     keep = (start == 0).to(masks.dtype) * masks[0, env]
     initial = _masked(_columns(state, env), keep)
-    return padded, initial, segment, position, lengths
-
-
-def by_padded_segments(rnn: nn.RNNBase, x: torch.Tensor, state, masks: torch.Tensor):
-    steps, n = masks.shape
-    padded, initial, segment, position, _ = _segments(x, state, masks)
-    out, _ = rnn(padded, initial)
-    return out[position, segment].view(n, steps, -1).transpose(0, 1).contiguous(), None
-
-
-def by_segments(rnn: nn.RNNBase, x: torch.Tensor, state, masks: torch.Tensor):
-    steps, n = masks.shape
-    padded, initial, segment, position, lengths = _segments(x, state, masks)
     packed = pack_padded_sequence(padded, lengths.cpu(), enforce_sorted=False)
     out, final = rnn(packed, initial)
     out, _ = pad_packed_sequence(out, total_length=steps)
