@@ -43,6 +43,21 @@ __device__ float3 rotate(float4 q, float3 v) {
                        v.z + q.w * t.z + (u.x * t.y - u.y * t.x));
 }
 
+// The primary ray through pixel (x, y) of the view at `pose` (x, y, z, qx, qy, qz, qw).
+__device__ Ray primary_ray(const float* pose, unsigned x, unsigned y, unsigned width,
+                           unsigned height, float tan_x, float tan_y) {
+    float px = ((x + 0.5f) / width) * 2 - 1, py = ((y + 0.5f) / height) * 2 - 1;
+    float3 d = rotate(make_float4(pose[3], pose[4], pose[5], pose[6]),
+                      make_float3(px * tan_x, -py * tan_y, -1.0f));
+    Ray r;
+    r.o = make_float3(pose[0], pose[1], pose[2]);
+    r.d = d;
+    r.inv = make_float3(1.0f / (fabsf(d.x) < 1e-30f ? 1e-30f : d.x),
+                        1.0f / (fabsf(d.y) < 1e-30f ? 1e-30f : d.y),
+                        1.0f / (fabsf(d.z) < 1e-30f ? 1e-30f : d.z));
+    return r;
+}
+
 __device__ float enter_box(const Ray& r, float4 lo, float4 hi, float t_min, float t_max) {
     float tx0 = (lo.x - r.o.x) * r.inv.x, tx1 = (hi.x - r.o.x) * r.inv.x;
     float ty0 = (lo.y - r.o.y) * r.inv.y, ty1 = (hi.y - r.o.y) * r.inv.y;
@@ -83,15 +98,7 @@ extern "C" __global__ void trace_depth(const float* poses, const unsigned* place
     const float* pose = poses + 7 * view;
     const float4* nodes = (const float4*)scene_nodes[places[view]];
     const float4* tris = (const float4*)scene_triangles[places[view]];
-    float nx = ((x + 0.5f) / width) * 2 - 1, ny = ((y + 0.5f) / height) * 2 - 1;
-    float3 d = rotate(make_float4(pose[3], pose[4], pose[5], pose[6]),
-                      make_float3(nx * tan_x, -ny * tan_y, -1.0f));
-    Ray r;
-    r.o = make_float3(pose[0], pose[1], pose[2]);
-    r.d = d;
-    r.inv = make_float3(1.0f / (fabsf(d.x) < 1e-30f ? 1e-30f : d.x),
-                        1.0f / (fabsf(d.y) < 1e-30f ? 1e-30f : d.y),
-                        1.0f / (fabsf(d.z) < 1e-30f ? 1e-30f : d.z));
+    Ray r = primary_ray(pose, x, y, width, height, tan_x, tan_y);
     float t_hit = far;
     bool hit_any = false;
     unsigned stack[64], top = 0, node = 0;
@@ -168,15 +175,7 @@ extern "C" __global__ void trace_depth4(const float* poses, const unsigned* plac
     const float* pose = poses + 7 * view;
     const float4* nodes = (const float4*)scene_nodes[places[view]];
     const float4* tris = (const float4*)scene_triangles[places[view]];
-    float px = ((x + 0.5f) / width) * 2 - 1, py = ((y + 0.5f) / height) * 2 - 1;
-    float3 d = rotate(make_float4(pose[3], pose[4], pose[5], pose[6]),
-                      make_float3(px * tan_x, -py * tan_y, -1.0f));
-    Ray r;
-    r.o = make_float3(pose[0], pose[1], pose[2]);
-    r.d = d;
-    r.inv = make_float3(1.0f / (fabsf(d.x) < 1e-30f ? 1e-30f : d.x),
-                        1.0f / (fabsf(d.y) < 1e-30f ? 1e-30f : d.y),
-                        1.0f / (fabsf(d.z) < 1e-30f ? 1e-30f : d.z));
+    Ray r = primary_ray(pose, x, y, width, height, tan_x, tan_y);
     float3 shift = make_float3(-r.o.x * r.inv.x, -r.o.y * r.inv.y, -r.o.z * r.inv.z);
     // Per axis, the node vector of the plane the ray meets first (lo, or hi going backwards).
     int nx = r.inv.x < 0, ny = 2 + (r.inv.y < 0), nz = 4 + (r.inv.z < 0);

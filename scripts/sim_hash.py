@@ -2,9 +2,10 @@
 
 Steps `--num-envs` agents `--steps` times with seeded actions (trained-like and random
 mixes, corridor and exact geodesic modes) and prints one SHA-256 per configuration over
-every output array after every step: positions, rotations, pointgoals, rewards, flags,
-success, SPL, SoftSPL, geodesic distances, collisions, episode steps and indices. Run it
-with two builds on the same datasets and compare the lines:
+every array of `BatchSim.outputs` after every step but the actions (positions, rotations,
+goals, pointgoals, rewards, flags, success, SPL, SoftSPL, geodesic distances, collisions,
+episode steps and indices, resident places, cameras). Run it with two builds on the same
+datasets and compare the lines:
 
     PYTHONPATH=python python3 scripts/sim_hash.py /tmp/v7s /tmp/nav100
 """
@@ -12,6 +13,7 @@ with two builds on the same datasets and compare the lines:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 from pathlib import Path
 
@@ -20,22 +22,8 @@ import numpy as np
 import batchsim
 from batchsim.datasets import load_pointnav
 
-OUTPUTS = (
-    "position",
-    "rotation",
-    "pointgoal",
-    "reward",
-    "terminated",
-    "truncated",
-    "success",
-    "spl",
-    "softspl",
-    "distance_to_goal",
-    "collisions",
-    "episode_step",
-    "episode_index",
-    "scene_index",
-)
+# What the agents are given, not what the simulator computes.
+INPUTS = ("actions",)
 MIXES = {"random": [0.25, 0.25, 0.25, 0.25], "trained": [0.01, 0.69, 0.15, 0.15]}
 
 
@@ -54,8 +42,10 @@ def run_hash(dataset, geodesic: str, mix: str, args: argparse.Namespace) -> str:
     digest = hashlib.sha256()
     for row in actions:
         sim.step(row)
-        for name in OUTPUTS:
-            digest.update(np.ascontiguousarray(getattr(sim, name)).tobytes())
+        for field in dataclasses.fields(sim.outputs):
+            if field.name not in INPUTS:
+                array = getattr(sim.outputs, field.name)
+                digest.update(np.ascontiguousarray(array).tobytes())
     digest.update(str(sim.stats()["unreachable"]).encode())
     return digest.hexdigest()[:16]
 
