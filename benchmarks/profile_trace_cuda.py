@@ -87,18 +87,23 @@ __device__ void intersect(const Ray& r, const float4* tris, unsigned i, float ne
     if (t >= near && t < t_hit) t_hit = t;
 }
 
-extern "C" __global__ void trace_depth(const float* poses, const unsigned* places,
-                                       const unsigned long long* scene_nodes,
-                                       const unsigned long long* scene_triangles,
-                                       float* depth, unsigned width, unsigned height,
-                                       float tan_x, float tan_y, float near, float far) {
-    unsigned x = blockIdx.x * 8 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
-    if (x >= width || y >= height) return;
-    unsigned view = blockIdx.z;
-    const float* pose = poses + 7 * view;
-    const float4* nodes = (const float4*)scene_nodes[places[view]];
-    const float4* tris = (const float4*)scene_triangles[places[view]];
+// Both kernels' parameters, and the setup of the pixel a thread traces: its view's pose,
+// BVH nodes, triangles and primary ray.
+#define TRACE_PARAMETERS                                                                \
+    const float *poses, const unsigned *places, const unsigned long long *scene_nodes, \
+        const unsigned long long *scene_triangles, float *depth, unsigned width,       \
+        unsigned height, float tan_x, float tan_y, float near, float far
+#define TRACE_PIXEL_SETUP                                                          \
+    unsigned x = blockIdx.x * 8 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y; \
+    if (x >= width || y >= height) return;                                        \
+    unsigned view = blockIdx.z;                                                   \
+    const float* pose = poses + 7 * view;                                         \
+    const float4* nodes = (const float4*)scene_nodes[places[view]];               \
+    const float4* tris = (const float4*)scene_triangles[places[view]];            \
     Ray r = primary_ray(pose, x, y, width, height, tan_x, tan_y);
+
+extern "C" __global__ void trace_depth(TRACE_PARAMETERS) {
+    TRACE_PIXEL_SETUP
     float t_hit = far;
     bool hit_any = false;
     unsigned stack[64], top = 0, node = 0;
@@ -164,18 +169,8 @@ __device__ unsigned pop(const unsigned* stack, const float* stack_t, unsigned& t
     return NONE;
 }
 
-extern "C" __global__ void trace_depth4(const float* poses, const unsigned* places,
-                                        const unsigned long long* scene_nodes,
-                                        const unsigned long long* scene_triangles,
-                                        float* depth, unsigned width, unsigned height,
-                                        float tan_x, float tan_y, float near, float far) {
-    unsigned x = blockIdx.x * 8 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
-    if (x >= width || y >= height) return;
-    unsigned view = blockIdx.z;
-    const float* pose = poses + 7 * view;
-    const float4* nodes = (const float4*)scene_nodes[places[view]];
-    const float4* tris = (const float4*)scene_triangles[places[view]];
-    Ray r = primary_ray(pose, x, y, width, height, tan_x, tan_y);
+extern "C" __global__ void trace_depth4(TRACE_PARAMETERS) {
+    TRACE_PIXEL_SETUP
     float3 shift = make_float3(-r.o.x * r.inv.x, -r.o.y * r.inv.y, -r.o.z * r.inv.z);
     // Per axis, the node vector of the plane the ray meets first (lo, or hi going backwards).
     int nx = r.inv.x < 0, ny = 2 + (r.inv.y < 0), nz = 4 + (r.inv.z < 0);
