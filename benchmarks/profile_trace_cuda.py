@@ -152,6 +152,12 @@ KERNEL4 = r"""
 #define NONE 0xffffffffu
 #define REACH (1.0f + 1.0f / 65536.0f)
 
+// The ray's distances to four planes of one axis: plane * inverse + shift.
+__device__ float4 slab4(float4 plane, float inverse, float shift) {
+    return make_float4(fmaf(plane.x, inverse, shift), fmaf(plane.y, inverse, shift),
+                       fmaf(plane.z, inverse, shift), fmaf(plane.w, inverse, shift));
+}
+
 __device__ void order(float& ta, float& tb, unsigned& ea, unsigned& eb) {
     bool swap = tb < ta;
     float t = ta;
@@ -183,18 +189,12 @@ extern "C" __global__ void trace_depth4(TRACE_PARAMETERS) {
             float reach = t_hit * REACH;
             float4 x0 = n[nx], x1 = n[nx ^ 1], y0 = n[ny], y1 = n[ny ^ 1];
             float4 z0 = n[nz], z1 = n[nz ^ 1], child = n[6], count = n[7];
-            float4 e0 = make_float4(fmaf(x0.x, r.inv.x, shift.x), fmaf(x0.y, r.inv.x, shift.x),
-                                    fmaf(x0.z, r.inv.x, shift.x), fmaf(x0.w, r.inv.x, shift.x));
-            float4 f0 = make_float4(fmaf(x1.x, r.inv.x, shift.x), fmaf(x1.y, r.inv.x, shift.x),
-                                    fmaf(x1.z, r.inv.x, shift.x), fmaf(x1.w, r.inv.x, shift.x));
-            float4 e1 = make_float4(fmaf(y0.x, r.inv.y, shift.y), fmaf(y0.y, r.inv.y, shift.y),
-                                    fmaf(y0.z, r.inv.y, shift.y), fmaf(y0.w, r.inv.y, shift.y));
-            float4 f1 = make_float4(fmaf(y1.x, r.inv.y, shift.y), fmaf(y1.y, r.inv.y, shift.y),
-                                    fmaf(y1.z, r.inv.y, shift.y), fmaf(y1.w, r.inv.y, shift.y));
-            float4 e2 = make_float4(fmaf(z0.x, r.inv.z, shift.z), fmaf(z0.y, r.inv.z, shift.z),
-                                    fmaf(z0.z, r.inv.z, shift.z), fmaf(z0.w, r.inv.z, shift.z));
-            float4 f2 = make_float4(fmaf(z1.x, r.inv.z, shift.z), fmaf(z1.y, r.inv.z, shift.z),
-                                    fmaf(z1.z, r.inv.z, shift.z), fmaf(z1.w, r.inv.z, shift.z));
+            float4 e0 = slab4(x0, r.inv.x, shift.x);
+            float4 f0 = slab4(x1, r.inv.x, shift.x);
+            float4 e1 = slab4(y0, r.inv.y, shift.y);
+            float4 f1 = slab4(y1, r.inv.y, shift.y);
+            float4 e2 = slab4(z0, r.inv.z, shift.z);
+            float4 f2 = slab4(z1, r.inv.z, shift.z);
             float t[4];
             unsigned e[4];
             const float* E0 = (const float*)&e0; const float* F0 = (const float*)&f0;
