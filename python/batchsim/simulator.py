@@ -202,6 +202,12 @@ class Simulator(SimOutputFields):
         """How long the last step waited for its CUDA actions' copy (0 for host actions)."""
         return self._core.last_action_wait_seconds
 
+    @property
+    def last_submit_seconds(self) -> float:
+        """Of last_step_seconds, the time handing the renders to the GPU (scene sync, pose
+        upload, submission; a wait for a batch's previous render included)."""
+        return self._core.last_submit_seconds
+
     # ---- stepping ----
 
     def _stream(self, stream: int | None) -> int:

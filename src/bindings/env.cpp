@@ -151,7 +151,8 @@ void bind_env(py::module_& m) {
         .def_property_readonly("final_pointgoal", &final_pointgoal,
                                "[N, 2] float32: pointgoal before the autoreset (final_views)")
         .def_property_readonly("last_step_seconds", &Simulator::last_step_seconds)
-        .def_property_readonly("last_action_wait_seconds", &Simulator::last_action_wait_seconds);
+        .def_property_readonly("last_action_wait_seconds", &Simulator::last_action_wait_seconds)
+        .def_property_readonly("last_submit_seconds", &Simulator::last_submit_seconds);
 }
 
 }  // namespace batchsim::bindings

@@ -133,6 +133,10 @@ double Simulator::last_action_wait_seconds() const {
     return last_action_wait_seconds_;
 }
 
+double Simulator::last_submit_seconds() const {
+    return last_submit_seconds_;
+}
+
 const std::shared_ptr<device::PersistentTensor>& Simulator::final_depth() const {
     return final_depth_;
 }
@@ -162,6 +166,7 @@ double Simulator::take_actions(const PendingActions& actions) {
 
 void Simulator::timed_step(std::uintptr_t cuda_stream) {
     const auto started = std::chrono::steady_clock::now();
+    last_submit_seconds_ = 0;
     sim_->begin_step();
     // One renderer batch, or two with double_buffer: each batch's render runs on the GPU
     // while the next batch simulates.
@@ -215,10 +220,13 @@ void Simulator::copy_final_views(render::ViewRange views, std::uintptr_t cuda_st
 // The mirror's uploads wait for the GPU to finish with a place (BatchRenderer::set_scene),
 // so they never change a scene under an earlier batch's render still in flight.
 void Simulator::submit(std::uint32_t batch, std::uintptr_t cuda_stream) {
+    const auto started = std::chrono::steady_clock::now();
     mirror_.sync(*sim_, *renderer_);
     const render::ViewRange views = renderer_->batch_views(batch);
     const std::span<const gpu::CameraPose> poses = sim_->outputs().camera;
     renderer_->submit(batch, poses.subspan(views.first, views.count), cuda_stream);
+    last_submit_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 void Simulator::wait_for_views() {

@@ -103,6 +103,9 @@ public:
     [[nodiscard]] double last_step_seconds() const;
     // How long the last step waited for its PendingActions (0 without), apart from the above.
     [[nodiscard]] double last_action_wait_seconds() const;
+    // Of last_step_seconds, the time handing renders to the GPU: scene sync, pose upload and
+    // submission (a wait for the batch's previous render included), every batch's summed.
+    [[nodiscard]] double last_submit_seconds() const;
 
 private:
     void run_step(std::uintptr_t cuda_stream, const PendingActions* actions);
@@ -123,6 +126,7 @@ private:
     std::vector<std::array<float, 2>> final_pointgoal_;
     double last_step_seconds_ = 0;
     double last_action_wait_seconds_ = 0;
+    double last_submit_seconds_ = 0;
     BackgroundTask background_;  // last: joined before the rest is destroyed
 };
 

@@ -156,6 +156,8 @@ def test_bench_env_records_the_env_and_both_simulators(procgen_dataset, tmp_path
             low, high = figures["spread"]["step_ms"]
             assert 0 < low <= high
             assert figures["action_wait_us"] == 0  # CPU tensors: no device copy to wait for
+            # Every step's submissions are part of it: the medians keep the order.
+            assert 0 < figures["cxx_submit_ms"] <= figures["cxx_step_ms"]
     profile = record["results"][0]["env_profile"]
     assert 0 < len(profile) <= 15
     own = [row["own_us_per_step"] for row in profile]

@@ -32,6 +32,7 @@ JSON: per N and mode one entry of `results`: `num_envs`, `actions` (the mode), `
 GOAL_OVERHEAD_PCT), `stats` (the simulator's), `env_profile` (with `--profile`: the first
 mode's env path under cProfile, the top functions per step), and for each path (`env`,
 `simulator`): `frames_per_s` (median over runs; `min`, `max`), `step_ms`, `cxx_step_ms`,
+`cxx_submit_ms` (of the C++ step, handing the renders to the GPU: `last_submit_seconds`),
 `overhead_us`, `overhead_pct` (medians per step), `staging_wait_us` (the env's results'
 staging buffer waited for the GPU), `action_wait_us` (the step waited for device actions),
 `overhead_less_wait_us` (overhead less both waits), and `spread`: [min, max] over the runs
@@ -91,13 +92,14 @@ def time_run(step, sim, actions, sync, waited) -> dict:
     """One timed run of step(row) over the rows of actions: its seconds (synchronised at
     the end) and, per step, the wall time of step(), the C++ time of the step and the times
     step() waited for the GPU: for a staging buffer (waited()) and for the actions."""
-    run = {"wall": [], "cxx": [], "wait": [], "action_wait": []}
+    run = {"wall": [], "cxx": [], "submit": [], "wait": [], "action_wait": []}
     started = time.perf_counter()
     for row in actions:
         before = time.perf_counter()
         step(row)
         run["wall"].append(time.perf_counter() - before)
         run["cxx"].append(sim.last_step_seconds)
+        run["submit"].append(sim.last_submit_seconds)
         run["wait"].append(waited())
         run["action_wait"].append(sim.last_action_wait_seconds)
     sync()
@@ -117,6 +119,7 @@ def summarize(n: int, runs: list[dict]) -> dict:
         "max": max(rates),
         "step_ms": float(np.median(wall)) * 1e3,
         "cxx_step_ms": float(np.median(cxx)) * 1e3,
+        "cxx_submit_ms": float(np.median(np.concatenate([r["submit"] for r in runs]))) * 1e3,
         "overhead_us": float(np.median(overhead)) * 1e6,
         "overhead_pct": float(np.median(overhead / wall)) * 100,
         "staging_wait_us": float(np.median(wait)) * 1e6,
