@@ -63,7 +63,8 @@ Children enter_children(const Ray& ray, const Bvh4Node& n, std::uint32_t node, f
                                      std::max(std::min(z0, z1), t_min));
         const float leave = std::min(std::min(std::max(x0, x1), std::max(y0, y1)),
                                      std::min(std::max(z0, z1), t_max));
-        c.t[i] = enter <= leave ? enter : kMiss;
+        c.t[i] = kMiss;
+        if (enter <= leave) c.t[i] = enter;
     }
     return c;
 }

@@ -56,8 +56,8 @@ bool portal_points(const dtNavMesh& mesh, dtPolyRef from, dtPolyRef to, float* l
     dtVcopy(right, v1);
     if (link->side != 0xff && (link->bmin != 0 || link->bmax != 255)) {  // clamp to the link
         const float s = 1.0f / 255.0f;
-        dtVlerp(left, v0, v1, link->bmin * s);
-        dtVlerp(right, v0, v1, link->bmax * s);
+        dtVlerp(left, v0, v1, static_cast<float>(link->bmin) * s);
+        dtVlerp(right, v0, v1, static_cast<float>(link->bmax) * s);
     }
     return true;
 }

@@ -43,7 +43,8 @@ float detour_length(const dtNavMeshQuery& query, const Vec3& start, const Vec3& 
                                &count, max_corners) != DT_SUCCESS)
         return std::numeric_limits<float>::infinity();
     double length = 0;
-    for (int i = 1; i < count; ++i) length += dtVdist(&corners[3 * (i - 1)], &corners[3 * i]);
+    for (std::size_t i = 1; i < std::size_t(count); ++i)
+        length += dtVdist(&corners[3 * (i - 1)], &corners[3 * i]);
     return static_cast<float>(length);
 }
 
