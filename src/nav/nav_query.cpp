@@ -291,10 +291,16 @@ bool NavQuery::Impl::snaps_onto_island(dtPolyRef guess, const Vec3& point, int i
     const Islands& islands = mesh->islands();
     if (memo && memo->ref != 0 && same_bits(point, memo->point))
         return islands.island_of(memo->ref) == island;
+    // The grid's answer is cheaper, but a proven snap also fills the memo for later snaps.
+    auto grid_settles = [&] {
+        return island_grid.settles(*query, filter, islands, guess, point, kSnapExtents, island);
+    };
+    if (!memo && grid_settles()) return true;
     if (const std::optional<Snapped> proven = proven_snap(guess, point)) {
         if (memo) *memo = {point, proven->point, proven->ref};
         return islands.island_of(proven->ref) == island;
     }
+    if (memo && grid_settles()) return true;
     return nearest_on_island(point, island);
 }
 

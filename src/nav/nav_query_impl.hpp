@@ -8,6 +8,7 @@
 
 #include <DetourNavMeshQuery.h>
 
+#include "nav/island_grid.hpp"
 #include "nav/nav_query.hpp"
 #include "nav/snap_cache.hpp"
 #include "nav/start_snap.hpp"
@@ -32,6 +33,7 @@ struct NavQuery::Impl {
     std::vector<int> node_scratch;  // certify_search's, sized for the node pool
     StartSnap start_snap;           // corridor mode's shortcut past findNearestPoly
     SnapCache episode_snaps;        // goals and episode starts, snapped again and again
+    IslandGrid island_grid;         // settles try_step's island checks without a query
 
     struct Snapped {
         dtPolyRef ref = 0;
