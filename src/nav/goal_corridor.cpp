@@ -17,12 +17,6 @@ namespace {
 
 constexpr float kUnreachable = std::numeric_limits<float>::infinity();
 
-bool same_bits(const Vec3& a, const Vec3& b) {
-    for (int i = 0; i < 3; ++i)
-        if (std::bit_cast<std::uint32_t>(a[i]) != std::bit_cast<std::uint32_t>(b[i])) return false;
-    return true;
-}
-
 }  // namespace
 
 static_assert(GoalCorridor::kMaxPolys == kMaxPathPolys);

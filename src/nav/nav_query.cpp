@@ -46,12 +46,6 @@ dtQueryFilter habitat_filter() {
     return filter;
 }
 
-bool same_bits(const Vec3& a, const Vec3& b) {
-    for (int i = 0; i < 3; ++i)
-        if (std::bit_cast<std::uint32_t>(a[i]) != std::bit_cast<std::uint32_t>(b[i])) return false;
-    return true;
-}
-
 bool same_point(const Vec3& a, const Vec3& b) {
     for (int i = 0; i < 3; ++i)
         if (std::fabs(a[i] - b[i]) > kSamePointEps) return false;

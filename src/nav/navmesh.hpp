@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -16,6 +17,17 @@ class dtNavMesh;
 namespace batchsim::nav {
 
 using Vec3 = std::array<float, 3>;
+
+// Whether two points are the same floats bit for bit: the key of every exact memo in src/nav
+// (the same inputs to a Detour query give the same answer). `a`: three floats.
+inline bool same_bits(const float* a, const Vec3& b) {
+    for (int i = 0; i < 3; ++i)
+        if (std::bit_cast<std::uint32_t>(a[i]) != std::bit_cast<std::uint32_t>(b[i])) return false;
+    return true;
+}
+inline bool same_bits(const Vec3& a, const Vec3& b) {
+    return same_bits(a.data(), b);
+}
 
 struct IslandSummary {
     float area = 0;    // walkable surface in m² (detail triangles, as habitat-sim)

@@ -39,12 +39,6 @@ public:
 private:
     static constexpr std::size_t kEntries = 4096;  // direct-mapped, a power of two
 
-    static bool same_bits(const Vec3& a, const Vec3& b) {
-        for (int i = 0; i < 3; ++i)
-            if (std::bit_cast<std::uint32_t>(a[i]) != std::bit_cast<std::uint32_t>(b[i]))
-                return false;
-        return true;
-    }
     static std::size_t slot(const Vec3& p) {
         std::uint32_t h = std::bit_cast<std::uint32_t>(p[0]) * 0x9E3779B1u;
         h ^= std::bit_cast<std::uint32_t>(p[1]) * 0x85EBCA77u;

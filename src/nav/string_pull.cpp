@@ -13,12 +13,6 @@ namespace {
 
 constexpr float kInfinity = std::numeric_limits<float>::infinity();
 
-bool same_bits(const float* a, const Vec3& b) {
-    for (int i = 0; i < 3; ++i)
-        if (std::bit_cast<std::uint32_t>(a[i]) != std::bit_cast<std::uint32_t>(b[i])) return false;
-    return true;
-}
-
 // The first vertex of `poly`'s edge `edge` into both points (an off-mesh connection's end).
 void copy_vertex(const dtMeshTile& tile, const dtPoly& poly, int edge, float* left, float* right) {
     dtVcopy(left, polygon_corner(tile, poly, edge));
