@@ -199,7 +199,8 @@ DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("rnn,layers", [("lstm", 2), ("gru", 1)])
-def test_rollouts_by_segments_match_the_stepwise_reference(device, rnn, layers):
+@pytest.mark.parametrize("one_long_episode", [True, False])
+def test_rollouts_by_segments_match_the_stepwise_reference(device, rnn, layers, one_long_episode):
     torch.manual_seed(3)
     steps, n, hidden = 9, 6, 32
     policy = Policy("simple_cnn", 1, hidden=hidden, layers=layers, rnn=rnn).to(device)
@@ -210,7 +211,10 @@ def test_rollouts_by_segments_match_the_stepwise_reference(device, rnn, layers):
         torch.randn(policy.state_layers, n, hidden, device=device),
     )
     masks = (torch.rand(steps, n, device=device) > 0.3).float()
-    masks[:, 0] = 1  # one environment runs the whole rollout in one episode
+    if one_long_episode:
+        masks[:, 0] = 1  # one environment runs the whole rollout in one episode
+    else:
+        masks[5, :] = 0  # no segment spans the rollout: fewer packed steps than T
     masks[0, 1] = 0  # one begins an episode at step 0: its carried state is dropped
     outputs = {}
     for sequence in ("stepwise", "segments"):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from torch.nn.utils.rnn import PackedSequence
 
 
 def _masked(state, keep: torch.Tensor):
@@ -48,17 +48,35 @@ def by_segments(rnn: nn.RNNBase, x: torch.Tensor, state, masks: torch.Tensor):
     count = first.numel()
     position = torch.arange(n * steps, device=x.device) - first[segment]
     lengths = torch.bincount(segment, minlength=count)
-
-    padded = x.new_zeros(steps, count, x.shape[-1])
-    padded[position, segment] = x.transpose(0, 1).reshape(n * steps, -1)
     env, start = first // steps, first % steps
     # A segment at t = 0 carries the rollout's state (zeroed if the episode begins there);
     # the others begin an episode, from zero.
     keep = (start == 0).to(masks.dtype) * masks[0, env]
     initial = _masked(_columns(state, env), keep)
-    packed = pack_padded_sequence(padded, lengths.cpu(), enforce_sorted=False)
+    packed, rows = _packed(x, lengths, segment, position)
     out, final = rnn(packed, initial)
-    out, _ = pad_packed_sequence(out, total_length=steps)
-    outputs = out[position, segment].view(n, steps, -1).transpose(0, 1).contiguous()
+    outputs = out.data.index_select(0, rows).view(steps, n, -1)
     last = segment.view(n, steps)[:, -1]  # each environment's last segment ends at T - 1
     return outputs, _columns(final, last)
+
+
+def _packed(x: torch.Tensor, lengths, segment, position) -> tuple[PackedSequence, torch.Tensor]:
+    """x [T, N, F] as the packed batch of its segments, built with one gather (no padded
+    [T, S, F] copy: early in training S is several times N); and `rows`, the packed row of
+    each (t, n), time-major, to read the outputs back in x's order."""
+    steps, n = x.shape[:2]
+    sorted_indices = torch.sort(lengths, descending=True, stable=True).indices
+    rank = torch.empty_like(sorted_indices)
+    rank[sorted_indices] = torch.arange(sorted_indices.numel(), device=x.device)
+    # batch_sizes[t]: the segments longer than t, which packing lays out at step t in order.
+    batch_sizes = (lengths[None, :] > torch.arange(steps, device=x.device)[:, None]).sum(1)
+    offsets = torch.cumsum(batch_sizes, 0) - batch_sizes
+    env_major = offsets[position] + rank[segment]  # packed row of (n, t)
+    rows = env_major.view(n, steps).t().reshape(-1)
+    source = torch.empty_like(rows)
+    source[rows] = torch.arange(rows.numel(), device=x.device)
+    data = x.reshape(steps * n, -1).index_select(0, source)
+    sizes = batch_sizes.cpu()  # packing wants them on the host: the one sync
+    # Built directly (as pack_padded_sequence would) with segments in descending length.
+    packed = PackedSequence(data, sizes[sizes > 0], sorted_indices, rank)
+    return packed, rows
