@@ -118,6 +118,10 @@ class TrainConfig:
     of launching the policy's kernels one by one (batchsim.train.acting): 1.55x the frames
     per second of the eager path on an H100 (benchmarks/RESULTS.md, "rollout inference as
     CUDA graphs"). No effect on the CPU."""
+    compile_encoder: str = "auto"
+    """torch.compile the visual encoder (Inductor fuses the SE-ResNet's elementwise work):
+    "on", "off" or "auto" (on where CUDA and a working Inductor are, checked at start with a
+    tiny kernel; else eager). ~40 s of compiling at the start (benchmarks/RESULTS.md)."""
     overlap_update: bool = False
     """Run each PPO update on a worker thread while the next rollout is collected with the
     weights from before it (batchsim.train.overlap): the behaviour policy lags the learner by
@@ -149,6 +153,7 @@ class TrainConfig:
             "rnn": ("lstm", "gru"),
             "precision": ("bf16", "fp16", "fp32"),
             "backend": ("auto", "raster", "compute"),
+            "compile_encoder": ("auto", "on", "off"),
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:

@@ -28,6 +28,7 @@ import torch
 from batchsim.env import BatchNavEnv, make_env_halves
 from batchsim.train import distributed
 from batchsim.train.acting import Actor, act
+from batchsim.train.compiled import compile_encoders
 from batchsim.train.config import TrainConfig
 from batchsim.train.lamb import Lamb, lamb_groups
 from batchsim.train.models import NO_ACTION, Policy, input_channels
@@ -94,6 +95,7 @@ class Trainer:
             torch.amp.GradScaler("cuda") if self.settings.autocast_dtype == torch.float16 else None
         )
         self._set_up_overlap()
+        compile_encoders([self.policy, self.acting_policy], config.compile_encoder, self.device)
         self.actors = [
             Actor(self.acting_policy, self.settings, config.cuda_graphs) for _ in self.halves
         ]
