@@ -4,10 +4,12 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include <DetourCommon.h>
 #include <DetourNode.h>
 
+#include "nav/exit_links.hpp"
 #include "nav/islands.hpp"
 
 namespace batchsim::nav {
@@ -215,9 +217,8 @@ void count_crossing(const Tree& t, unsigned a, unsigned b, int last, int* crossi
 
 // The other exits of the start polygon, with condition (b)'s bounds.
 bool record_rivals(const Tree& t, const dtNavMesh& mesh, const dtQueryFilter& filter,
-                   GoalCorridor& corridor) {
+                   GoalCorridor& corridor, unsigned* roots) {
     const Polygon start = polygon(mesh, corridor.polys[0]);
-    unsigned roots[GoalCorridor::kMaxRivals];
     for (unsigned k = start.poly->firstLink; k != DT_NULL_LINK; k = start.tile->links[k].next) {
         const dtLink& link = start.tile->links[k];
         if (link.ref == 0 || !walkable(filter, *polygon(mesh, link.ref).poly)) continue;
@@ -241,6 +242,38 @@ bool record_rivals(const Tree& t, const dtNavMesh& mesh, const dtQueryFilter& fi
     for (int r = 0; r < corridor.rival_count; ++r)
         corridor.rivals[r].bound -= t.node(roots[r]).cost;  // +inf (nothing left) stays +inf
     return true;
+}
+
+// A touch a -> b between the subtrees of two exits of the start polygon, for record_link.
+using Touch = std::pair<unsigned, unsigned>;
+constexpr int kMaxTouches = 64;  // more: no proof at the start polygon
+
+// The Link slot of node i's root (rivals as record_rivals listed their roots), or -1.
+int slot_of(const Tree& t, const GoalCorridor& corridor, const unsigned* roots, unsigned i) {
+    if (t.roots[i] == kWinner) return GoalCorridor::kWinnerSlot;
+    for (int r = 0; r < corridor.rival_count; ++r)
+        if (roots[r] == unsigned(t.roots[i])) return r;
+    return -1;
+}
+
+// Condition (a') for a touch a -> b across two roots' subtrees. A new start re-offsets each
+// root's costs by its delta = |start' - exit| - |start - exit|; the touch goes as it went
+// (b already sits where its own root put it, at its final cost, and a does not improve it)
+// while a still pops after b's parent and still costs b more, i.e. while
+//   delta(a) - delta(b) >= max(total(parent) - total(a), cost(b) - cost(a) - |a b|) + margin.
+bool record_link(const Tree& t, const unsigned* roots, Touch touch, GoalCorridor& corridor) {
+    const int sa = slot_of(t, corridor, roots, touch.first);
+    const int sb = slot_of(t, corridor, roots, touch.second);
+    if (sa < 0 || sb < 0) return false;
+    const dtNode &a = t.node(touch.first), &b = t.node(touch.second), &parent = t.node(b.pidx);
+    float least =
+        std::max(parent.total - a.total, b.cost - a.cost - dtVdist(a.pos, b.pos)) + kRoundingMargin;
+    if (least > 0) return false;      // the cached search did not go that way
+    auto ring_cost = [&](int slot) {  // |start - exit| of the cached search
+        return t.node(slot == GoalCorridor::kWinnerSlot ? t.path[1] : roots[slot]).cost;
+    };
+    least += ring_cost(sa) - ring_cost(sb);  // in terms of |start' - exit| alone
+    return add_link(corridor, sa, sb, least);
 }
 
 // Whether polys[j + 1]'s node sits where a search from polys[j] would put it.
@@ -284,6 +317,7 @@ void certify_search(const dtNavMeshQuery& query, const dtQueryFilter& filter,
                     GoalCorridor& corridor, std::span<int> scratch) {
     std::fill_n(corridor.to_goal.begin(), corridor.poly_count, kUnproven);
     corridor.rival_count = 0;
+    corridor.link_count = 0;
     dtNodePool& pool = *query.getNodePool();
     // One polygon: start and goal share it, and findPath answers without searching.
     if (corridor.poly_count < 2 || !unit_area_costs(filter) ||
@@ -297,9 +331,11 @@ void certify_search(const dtNavMeshQuery& query, const dtQueryFilter& filter,
     const int last = corridor.poly_count - 2;  // polys[last + 1] is the goal's polygon
     find_corridor_neighbours(t, mesh, corridor, last);
     int crossings[GoalCorridor::kMaxPolys + 1] = {}, excused[GoalCorridor::kMaxPolys + 1] = {};
-    bool separate = true;
+    Touch across[kMaxTouches];
+    int across_count = 0;
     const bool complete = for_each_touch(t, mesh, filter, [&](unsigned a, unsigned b) {
-        separate = separate && roots_separate(t, a, b);
+        if (!roots_separate(t, a, b) && across_count <= kMaxTouches)
+            across[std::min(across_count++, kMaxTouches - 1)] = {a, b};
         count_crossing(t, a, b, last, crossings, excused);
     });
     if (!complete) return;
@@ -311,8 +347,12 @@ void certify_search(const dtNavMeshQuery& query, const dtQueryFilter& filter,
         corridor.to_goal[j] = next == t.goal ? dtVdist(goal.pos, corridor.goal_point.data())
                                              : goal.cost - t.node(next).cost;
     };
-    if (separate && entered_from(t, mesh, corridor, 0) && record_rivals(t, mesh, filter, corridor))
-        prove(0);
+    unsigned roots[GoalCorridor::kMaxRivals];
+    bool linked = across_count <= kMaxTouches && entered_from(t, mesh, corridor, 0) &&
+                  record_rivals(t, mesh, filter, corridor, roots);
+    for (int k = 0; k < across_count && linked; ++k)
+        linked = record_link(t, roots, across[k], corridor);
+    if (linked) prove(0);
     for (int j = 1, open = 0; j <= last && t.one_tile; ++j) {
         open += crossings[j];
         if (open == excused[j] && entered_from(t, mesh, corridor, j)) prove(j);
@@ -330,9 +370,10 @@ int repeated_suffix(const GoalCorridor& corridor, const dtNavMesh& mesh,
     if (!edge_midpoint(mesh, here, corridor.polys[j + 1], exit)) return -1;
     const float goal_cost =
         dtVdist(start.data(), exit.data()) + corridor.to_goal[j] + kRoundingMargin;
-    const bool repeats = j == 0
-                             ? rivals_out_of_reach(corridor, start, goal_cost)
-                             : ring_out_of_reach(corridor, mesh, filter, here, j, start, goal_cost);
+    const bool repeats =
+        j == 0
+            ? links_hold(corridor, start, exit) && rivals_out_of_reach(corridor, start, goal_cost)
+            : ring_out_of_reach(corridor, mesh, filter, here, j, start, goal_cost);
     return repeats ? j : -1;
 }
 
