@@ -9,8 +9,8 @@
 #include <DetourCommon.h>
 #include <DetourNode.h>
 
+#include "nav/detour_polygon.hpp"
 #include "nav/exit_links.hpp"
-#include "nav/islands.hpp"
 
 namespace batchsim::nav {
 namespace {
@@ -28,54 +28,11 @@ constexpr float kUnproven = std::numeric_limits<float>::quiet_NaN();
 
 static_assert(sizeof(dtPolyRef) == sizeof(std::uint32_t), "GoalCorridor stores 32-bit refs");
 
-struct Polygon {
-    const dtMeshTile* tile = nullptr;
-    const dtPoly* poly = nullptr;
-};
-
-Polygon polygon(const dtNavMesh& mesh, dtPolyRef ref) {
-    Polygon out;
-    mesh.getTileAndPolyByRefUnsafe(ref, &out.tile, &out.poly);
-    return out;
-}
-
-// dtQueryFilter::passFilter, which Debian's Detour does not export.
-bool walkable(const dtQueryFilter& filter, const dtPoly& poly) {
-    return (poly.flags & filter.getIncludeFlags()) != 0 &&
-           (poly.flags & filter.getExcludeFlags()) == 0;
-}
-
 // The "direct edge from the start is cheapest" argument needs costs equal to lengths.
 bool unit_area_costs(const dtQueryFilter& filter) {
     for (int area = 0; area < DT_MAX_AREAS; ++area)
         if (filter.getAreaCost(area) != 1.0f) return false;
     return true;
-}
-
-// dtNavMeshQuery::getEdgeMidPoint (private there), float for float: the midpoint of the
-// portal of the first link from `from` to `to`. False for off-mesh connections.
-bool edge_midpoint(const dtNavMesh& mesh, const Polygon& from, dtPolyRef to, Vec3& mid) {
-    const dtMeshTile& tile = *from.tile;
-    for (unsigned k = from.poly->firstLink; k != DT_NULL_LINK; k = tile.links[k].next) {
-        const dtLink& link = tile.links[k];
-        if (link.ref != to) continue;
-        if (from.poly->getType() == DT_POLYTYPE_OFFMESH_CONNECTION ||
-            polygon(mesh, to).poly->getType() == DT_POLYTYPE_OFFMESH_CONNECTION)
-            return false;
-        const float* v0 = polygon_corner(tile, *from.poly, link.edge);
-        const float* v1 = polygon_corner(tile, *from.poly, (link.edge + 1) % from.poly->vertCount);
-        float left[3], right[3];
-        dtVcopy(left, v0);
-        dtVcopy(right, v1);
-        if (link.side != 0xff && (link.bmin != 0 || link.bmax != 255)) {
-            const float s = 1.0f / 255.0f;
-            dtVlerp(left, v0, v1, float(link.bmin) * s);
-            dtVlerp(right, v0, v1, float(link.bmax) * s);
-        }
-        for (int i = 0; i < 3; ++i) mid[i] = (left[i] + right[i]) * 0.5f;
-        return true;
-    }
-    return false;
 }
 
 // The search tree findPath left in the node pool; nodes are named by 1-based pool index.
@@ -244,9 +201,10 @@ bool record_rivals(const Tree& t, const dtNavMesh& mesh, const dtQueryFilter& fi
     return true;
 }
 
-// A touch a -> b between the subtrees of two exits of the start polygon, for record_link.
+// Touches into nodes that two roots' subtrees touched ("mixed" nodes), for link_touch.
 using Touch = std::pair<unsigned, unsigned>;
-constexpr int kMaxTouches = 64;  // more: no proof at the start polygon
+constexpr int kMaxMixed = 128;    // mixed nodes; more: no proof at the start polygon
+constexpr int kMaxTouches = 512;  // touches into them; likewise
 
 // The Link slot of node i's root (rivals as record_rivals listed their roots), or -1.
 int slot_of(const Tree& t, const GoalCorridor& corridor, const unsigned* roots, unsigned i) {
@@ -256,24 +214,54 @@ int slot_of(const Tree& t, const GoalCorridor& corridor, const unsigned* roots, 
     return -1;
 }
 
-// Condition (a') for a touch a -> b across two roots' subtrees. A new start re-offsets each
-// root's costs by its delta = |start' - exit| - |start - exit|; the touch goes as it went
-// (b already sits where its own root put it, at its final cost, and a does not improve it)
-// while a still pops after b's parent and still costs b more, i.e. while
-//   delta(a) - delta(b) >= max(total(parent) - total(a), cost(b) - cost(a) - |a b|) + margin.
-bool record_link(const Tree& t, const unsigned* roots, Touch touch, GoalCorridor& corridor) {
-    const int sa = slot_of(t, corridor, roots, touch.first);
-    const int sb = slot_of(t, corridor, roots, touch.second);
-    if (sa < 0 || sb < 0) return false;
-    const dtNode &a = t.node(touch.first), &b = t.node(touch.second), &parent = t.node(b.pidx);
-    float least =
-        std::max(parent.total - a.total, b.cost - a.cost - dtVdist(a.pos, b.pos)) + kRoundingMargin;
-    if (least > 0) return false;      // the cached search did not go that way
-    auto ring_cost = [&](int slot) {  // |start - exit| of the cached search
+// Asks of a new start that delta(x's root) - delta(y's root) >= least, where a root's delta
+// = |start' - exit| - |start - exit| re-offsets all its costs; nothing where they share one.
+bool require(const Tree& t, const unsigned* roots, unsigned x, unsigned y, float least,
+             GoalCorridor& corridor) {
+    if (t.roots[x] == t.roots[y]) return true;
+    const int sx = slot_of(t, corridor, roots, x), sy = slot_of(t, corridor, roots, y);
+    if (sx < 0 || sy < 0 || least > 0) return false;  // > 0: the cached search went otherwise
+    auto ring_cost = [&](int slot) {                  // |start - exit| of the cached search
         return t.node(slot == GoalCorridor::kWinnerSlot ? t.path[1] : roots[slot]).cost;
     };
-    least += ring_cost(sa) - ring_cost(sb);  // in terms of |start' - exit| alone
-    return add_link(corridor, sa, sb, least);
+    return add_link(corridor, sx, sy, least + ring_cost(sx) - ring_cost(sy));
+}
+
+// Condition (a') for a touch x -> b of a mixed node b. b sits where its first toucher f put
+// it and costs what its parent p gave it; both stay so while f still pops first and p still
+// offers the cheapest way in:
+//   delta(x) - delta(f) >= total(f) - total(x) + margin,
+//   delta(x) - delta(p) >= via(p) - via(x) + margin, via(x) = cost(x) + |x b| (+ |b goal|).
+bool link_touch(const Tree& t, const unsigned* roots, Touch touch, unsigned first,
+                GoalCorridor& corridor) {
+    const auto [x, b] = touch;
+    const dtNode &in = t.node(x), &node = t.node(b), &f = t.node(first);
+    float via = in.cost + dtVdist(in.pos, node.pos);
+    if (node.id == corridor.goal_poly) via += dtVdist(node.pos, corridor.goal_point.data());
+    return (x == first ||
+            require(t, roots, x, first, f.total - in.total + kRoundingMargin, corridor)) &&
+           (x == node.pidx ||
+            require(t, roots, x, node.pidx, node.cost - via + kRoundingMargin, corridor));
+}
+
+// Records condition (a')'s links for the mixed nodes; false where it cannot.
+bool link_mixed(Tree& t, const dtNavMesh& mesh, const dtQueryFilter& filter,
+                std::span<const unsigned> mixed, const unsigned* roots, GoalCorridor& corridor) {
+    std::fill(t.neighbour_of.begin(), t.neighbour_of.end(), 0);  // free after the first pass
+    auto first = [&](unsigned b) -> int& { return t.neighbour_of[2 * std::size_t{b}]; };
+    for (const unsigned b : mixed) t.neighbour_of[2 * std::size_t{b} + 1] = 1;
+    Touch touches[kMaxTouches];
+    int count = 0;
+    for_each_touch(t, mesh, filter, [&](unsigned x, unsigned b) {
+        if (t.neighbour_of[2 * std::size_t{b} + 1] == 0 || count > kMaxTouches) return;
+        touches[std::min(count++, kMaxTouches - 1)] = {x, b};
+        if (first(b) == 0 || t.node(x).total < t.node(unsigned(first(b))).total) first(b) = int(x);
+    });
+    if (count > kMaxTouches) return false;
+    for (int k = 0; k < count; ++k)
+        if (!link_touch(t, roots, touches[k], unsigned(first(touches[k].second)), corridor))
+            return false;
+    return true;
 }
 
 // Whether polys[j + 1]'s node sits where a search from polys[j] would put it.
@@ -331,11 +319,12 @@ void certify_search(const dtNavMeshQuery& query, const dtQueryFilter& filter,
     const int last = corridor.poly_count - 2;  // polys[last + 1] is the goal's polygon
     find_corridor_neighbours(t, mesh, corridor, last);
     int crossings[GoalCorridor::kMaxPolys + 1] = {}, excused[GoalCorridor::kMaxPolys + 1] = {};
-    Touch across[kMaxTouches];
-    int across_count = 0;
+    unsigned mixed[kMaxMixed];
+    int mixed_count = 0;
     const bool complete = for_each_touch(t, mesh, filter, [&](unsigned a, unsigned b) {
-        if (!roots_separate(t, a, b) && across_count <= kMaxTouches)
-            across[std::min(across_count++, kMaxTouches - 1)] = {a, b};
+        if (!roots_separate(t, a, b) && mixed_count <= kMaxMixed &&
+            std::find(mixed, mixed + std::min(mixed_count, kMaxMixed), b) == mixed + mixed_count)
+            mixed[std::min(mixed_count++, kMaxMixed - 1)] = b;
         count_crossing(t, a, b, last, crossings, excused);
     });
     if (!complete) return;
@@ -348,15 +337,17 @@ void certify_search(const dtNavMeshQuery& query, const dtQueryFilter& filter,
                                              : goal.cost - t.node(next).cost;
     };
     unsigned roots[GoalCorridor::kMaxRivals];
-    bool linked = across_count <= kMaxTouches && entered_from(t, mesh, corridor, 0) &&
-                  record_rivals(t, mesh, filter, corridor, roots);
-    for (int k = 0; k < across_count && linked; ++k)
-        linked = record_link(t, roots, across[k], corridor);
-    if (linked) prove(0);
+    if (mixed_count <= kMaxMixed && entered_from(t, mesh, corridor, 0) &&
+        record_rivals(t, mesh, filter, corridor, roots))
+        prove(0);
     for (int j = 1, open = 0; j <= last && t.one_tile; ++j) {
         open += crossings[j];
         if (open == excused[j] && entered_from(t, mesh, corridor, j)) prove(j);
     }
+    // Last: it reuses neighbour_of, which the crossings above were counted from.
+    if (mixed_count > 0 && !std::isnan(corridor.to_goal[0]) &&
+        !link_mixed(t, mesh, filter, {mixed, std::size_t(mixed_count)}, roots, corridor))
+        corridor.to_goal[0] = kUnproven;
 }
 
 int repeated_suffix(const GoalCorridor& corridor, const dtNavMesh& mesh,
