@@ -51,6 +51,7 @@ void NavQuery::set_goal(GoalCorridor& corridor, const Vec3& goal) {
     corridor.goal_poly = snapped.ref;
     corridor.poly_count = 0;
     corridor.rival_count = 0;
+    corridor.link_count = 0;
     corridor.start_poly = 0;  // may be another mesh's
     corridor.last_snap = {};
     corridor.last_step = {};

@@ -38,6 +38,18 @@ struct GoalCorridor {
     std::array<Rival, kMaxRivals> rivals{};  // the other exits of polys[0]
     int rival_count = 0;
 
+    // Where the subtrees of two exits of polys[0] touched in the cached search: a search from
+    // a new start on polys[0] repeats the touch while |start - mid(a)| - |start - mid(b)|
+    // stays at least `least` (search_certificate.hpp).
+    static constexpr int kMaxLinks = 32;            // distinct pairs of exits that touched
+    static constexpr int kWinnerSlot = kMaxRivals;  // names the exit into polys[1]
+    struct Link {
+        std::uint8_t a = 0, b = 0;  // a rival's index, or kWinnerSlot
+        float least = 0;
+    };
+    std::array<Link, kMaxLinks> links{};
+    int link_count = 0;
+
     // The polygon the last start snapped onto: start_snap.hpp's guess for the next start.
     std::uint32_t start_poly = 0;
 

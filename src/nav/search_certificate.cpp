@@ -4,11 +4,13 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include <DetourCommon.h>
 #include <DetourNode.h>
 
-#include "nav/islands.hpp"
+#include "nav/detour_polygon.hpp"
+#include "nav/exit_links.hpp"
 
 namespace batchsim::nav {
 namespace {
@@ -26,54 +28,11 @@ constexpr float kUnproven = std::numeric_limits<float>::quiet_NaN();
 
 static_assert(sizeof(dtPolyRef) == sizeof(std::uint32_t), "GoalCorridor stores 32-bit refs");
 
-struct Polygon {
-    const dtMeshTile* tile = nullptr;
-    const dtPoly* poly = nullptr;
-};
-
-Polygon polygon(const dtNavMesh& mesh, dtPolyRef ref) {
-    Polygon out;
-    mesh.getTileAndPolyByRefUnsafe(ref, &out.tile, &out.poly);
-    return out;
-}
-
-// dtQueryFilter::passFilter, which Debian's Detour does not export.
-bool walkable(const dtQueryFilter& filter, const dtPoly& poly) {
-    return (poly.flags & filter.getIncludeFlags()) != 0 &&
-           (poly.flags & filter.getExcludeFlags()) == 0;
-}
-
 // The "direct edge from the start is cheapest" argument needs costs equal to lengths.
 bool unit_area_costs(const dtQueryFilter& filter) {
     for (int area = 0; area < DT_MAX_AREAS; ++area)
         if (filter.getAreaCost(area) != 1.0f) return false;
     return true;
-}
-
-// dtNavMeshQuery::getEdgeMidPoint (private there), float for float: the midpoint of the
-// portal of the first link from `from` to `to`. False for off-mesh connections.
-bool edge_midpoint(const dtNavMesh& mesh, const Polygon& from, dtPolyRef to, Vec3& mid) {
-    const dtMeshTile& tile = *from.tile;
-    for (unsigned k = from.poly->firstLink; k != DT_NULL_LINK; k = tile.links[k].next) {
-        const dtLink& link = tile.links[k];
-        if (link.ref != to) continue;
-        if (from.poly->getType() == DT_POLYTYPE_OFFMESH_CONNECTION ||
-            polygon(mesh, to).poly->getType() == DT_POLYTYPE_OFFMESH_CONNECTION)
-            return false;
-        const float* v0 = polygon_corner(tile, *from.poly, link.edge);
-        const float* v1 = polygon_corner(tile, *from.poly, (link.edge + 1) % from.poly->vertCount);
-        float left[3], right[3];
-        dtVcopy(left, v0);
-        dtVcopy(right, v1);
-        if (link.side != 0xff && (link.bmin != 0 || link.bmax != 255)) {
-            const float s = 1.0f / 255.0f;
-            dtVlerp(left, v0, v1, float(link.bmin) * s);
-            dtVlerp(right, v0, v1, float(link.bmax) * s);
-        }
-        for (int i = 0; i < 3; ++i) mid[i] = (left[i] + right[i]) * 0.5f;
-        return true;
-    }
-    return false;
 }
 
 // The search tree findPath left in the node pool; nodes are named by 1-based pool index.
@@ -215,9 +174,8 @@ void count_crossing(const Tree& t, unsigned a, unsigned b, int last, int* crossi
 
 // The other exits of the start polygon, with condition (b)'s bounds.
 bool record_rivals(const Tree& t, const dtNavMesh& mesh, const dtQueryFilter& filter,
-                   GoalCorridor& corridor) {
+                   GoalCorridor& corridor, unsigned* roots) {
     const Polygon start = polygon(mesh, corridor.polys[0]);
-    unsigned roots[GoalCorridor::kMaxRivals];
     for (unsigned k = start.poly->firstLink; k != DT_NULL_LINK; k = start.tile->links[k].next) {
         const dtLink& link = start.tile->links[k];
         if (link.ref == 0 || !walkable(filter, *polygon(mesh, link.ref).poly)) continue;
@@ -240,6 +198,69 @@ bool record_rivals(const Tree& t, const dtNavMesh& mesh, const dtQueryFilter& fi
     }
     for (int r = 0; r < corridor.rival_count; ++r)
         corridor.rivals[r].bound -= t.node(roots[r]).cost;  // +inf (nothing left) stays +inf
+    return true;
+}
+
+// Touches into nodes that two roots' subtrees touched ("mixed" nodes), for link_touch.
+using Touch = std::pair<unsigned, unsigned>;
+constexpr int kMaxMixed = 128;    // mixed nodes; more: no proof at the start polygon
+constexpr int kMaxTouches = 512;  // touches into them; likewise
+
+// The Link slot of node i's root (rivals as record_rivals listed their roots), or -1.
+int slot_of(const Tree& t, const GoalCorridor& corridor, const unsigned* roots, unsigned i) {
+    if (t.roots[i] == kWinner) return GoalCorridor::kWinnerSlot;
+    for (int r = 0; r < corridor.rival_count; ++r)
+        if (roots[r] == unsigned(t.roots[i])) return r;
+    return -1;
+}
+
+// Asks of a new start that delta(x's root) - delta(y's root) >= least, where a root's delta
+// = |start' - exit| - |start - exit| re-offsets all its costs; nothing where they share one.
+bool require(const Tree& t, const unsigned* roots, unsigned x, unsigned y, float least,
+             GoalCorridor& corridor) {
+    if (t.roots[x] == t.roots[y]) return true;
+    const int sx = slot_of(t, corridor, roots, x), sy = slot_of(t, corridor, roots, y);
+    if (sx < 0 || sy < 0 || least > 0) return false;  // > 0: the cached search went otherwise
+    auto ring_cost = [&](int slot) {                  // |start - exit| of the cached search
+        return t.node(slot == GoalCorridor::kWinnerSlot ? t.path[1] : roots[slot]).cost;
+    };
+    return add_link(corridor, sx, sy, least + ring_cost(sx) - ring_cost(sy));
+}
+
+// Condition (a') for a touch x -> b of a mixed node b. b sits where its first toucher f put
+// it and costs what its parent p gave it; both stay so while f still pops first and p still
+// offers the cheapest way in:
+//   delta(x) - delta(f) >= total(f) - total(x) + margin,
+//   delta(x) - delta(p) >= via(p) - via(x) + margin, via(x) = cost(x) + |x b| (+ |b goal|).
+bool link_touch(const Tree& t, const unsigned* roots, Touch touch, unsigned first,
+                GoalCorridor& corridor) {
+    const auto [x, b] = touch;
+    const dtNode &in = t.node(x), &node = t.node(b), &f = t.node(first);
+    float via = in.cost + dtVdist(in.pos, node.pos);
+    if (node.id == corridor.goal_poly) via += dtVdist(node.pos, corridor.goal_point.data());
+    return (x == first ||
+            require(t, roots, x, first, f.total - in.total + kRoundingMargin, corridor)) &&
+           (x == node.pidx ||
+            require(t, roots, x, node.pidx, node.cost - via + kRoundingMargin, corridor));
+}
+
+// Records condition (a')'s links for the mixed nodes; false where it cannot.
+bool link_mixed(Tree& t, const dtNavMesh& mesh, const dtQueryFilter& filter,
+                std::span<const unsigned> mixed, const unsigned* roots, GoalCorridor& corridor) {
+    std::fill(t.neighbour_of.begin(), t.neighbour_of.end(), 0);  // free after the first pass
+    auto first = [&](unsigned b) -> int& { return t.neighbour_of[2 * std::size_t{b}]; };
+    for (const unsigned b : mixed) t.neighbour_of[2 * std::size_t{b} + 1] = 1;
+    Touch touches[kMaxTouches];
+    int count = 0;
+    for_each_touch(t, mesh, filter, [&](unsigned x, unsigned b) {
+        if (t.neighbour_of[2 * std::size_t{b} + 1] == 0 || count > kMaxTouches) return;
+        touches[std::min(count++, kMaxTouches - 1)] = {x, b};
+        if (first(b) == 0 || t.node(x).total < t.node(unsigned(first(b))).total) first(b) = int(x);
+    });
+    if (count > kMaxTouches) return false;
+    for (int k = 0; k < count; ++k)
+        if (!link_touch(t, roots, touches[k], unsigned(first(touches[k].second)), corridor))
+            return false;
     return true;
 }
 
@@ -284,6 +305,7 @@ void certify_search(const dtNavMeshQuery& query, const dtQueryFilter& filter,
                     GoalCorridor& corridor, std::span<int> scratch) {
     std::fill_n(corridor.to_goal.begin(), corridor.poly_count, kUnproven);
     corridor.rival_count = 0;
+    corridor.link_count = 0;
     dtNodePool& pool = *query.getNodePool();
     // One polygon: start and goal share it, and findPath answers without searching.
     if (corridor.poly_count < 2 || !unit_area_costs(filter) ||
@@ -297,9 +319,12 @@ void certify_search(const dtNavMeshQuery& query, const dtQueryFilter& filter,
     const int last = corridor.poly_count - 2;  // polys[last + 1] is the goal's polygon
     find_corridor_neighbours(t, mesh, corridor, last);
     int crossings[GoalCorridor::kMaxPolys + 1] = {}, excused[GoalCorridor::kMaxPolys + 1] = {};
-    bool separate = true;
+    unsigned mixed[kMaxMixed];
+    int mixed_count = 0;
     const bool complete = for_each_touch(t, mesh, filter, [&](unsigned a, unsigned b) {
-        separate = separate && roots_separate(t, a, b);
+        if (!roots_separate(t, a, b) && mixed_count <= kMaxMixed &&
+            std::find(mixed, mixed + std::min(mixed_count, kMaxMixed), b) == mixed + mixed_count)
+            mixed[std::min(mixed_count++, kMaxMixed - 1)] = b;
         count_crossing(t, a, b, last, crossings, excused);
     });
     if (!complete) return;
@@ -311,12 +336,18 @@ void certify_search(const dtNavMeshQuery& query, const dtQueryFilter& filter,
         corridor.to_goal[j] = next == t.goal ? dtVdist(goal.pos, corridor.goal_point.data())
                                              : goal.cost - t.node(next).cost;
     };
-    if (separate && entered_from(t, mesh, corridor, 0) && record_rivals(t, mesh, filter, corridor))
+    unsigned roots[GoalCorridor::kMaxRivals];
+    if (mixed_count <= kMaxMixed && entered_from(t, mesh, corridor, 0) &&
+        record_rivals(t, mesh, filter, corridor, roots))
         prove(0);
     for (int j = 1, open = 0; j <= last && t.one_tile; ++j) {
         open += crossings[j];
         if (open == excused[j] && entered_from(t, mesh, corridor, j)) prove(j);
     }
+    // Last: it reuses neighbour_of, which the crossings above were counted from.
+    if (mixed_count > 0 && !std::isnan(corridor.to_goal[0]) &&
+        !link_mixed(t, mesh, filter, {mixed, std::size_t(mixed_count)}, roots, corridor))
+        corridor.to_goal[0] = kUnproven;
 }
 
 int repeated_suffix(const GoalCorridor& corridor, const dtNavMesh& mesh,
@@ -330,9 +361,10 @@ int repeated_suffix(const GoalCorridor& corridor, const dtNavMesh& mesh,
     if (!edge_midpoint(mesh, here, corridor.polys[j + 1], exit)) return -1;
     const float goal_cost =
         dtVdist(start.data(), exit.data()) + corridor.to_goal[j] + kRoundingMargin;
-    const bool repeats = j == 0
-                             ? rivals_out_of_reach(corridor, start, goal_cost)
-                             : ring_out_of_reach(corridor, mesh, filter, here, j, start, goal_cost);
+    const bool repeats =
+        j == 0
+            ? links_hold(corridor, start, exit) && rivals_out_of_reach(corridor, start, goal_cost)
+            : ring_out_of_reach(corridor, mesh, filter, here, j, start, goal_cost);
     return repeats ? j : -1;
 }
 

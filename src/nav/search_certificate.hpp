@@ -20,7 +20,13 @@
 //       new cost (a margin covers float rounding),
 // for then the goal's root pops the same nodes in the same order, the others expand at most
 // what they expanded before and touch nothing of the goal's root, and the goal is reached
-// the same way. From s' on a later corridor polygon Q = polys[j], the search repeats the
+// the same way. Where (a) fails (in open rooms, most searches), every root's costs still
+// move together, by delta = |s' - exit| - |s - exit|, while each node that two roots touched
+// keeps the position its first toucher gave it and the cost its parent gave it: while that
+// toucher still pops first and the parent still offers the cheapest way in. Each of those is
+// a lower bound on delta(x) - delta(y) for two roots (GoalCorridor::links, exit_links.hpp),
+// checked at s' beside (b).
+// From s' on a later corridor polygon Q = polys[j], the search repeats the
 // corridor's remainder if the subtree below polys[j + 1] neither touched nor was touched by
 // anything outside it but Q and Q's neighbours, and none of Q's other neighbours can be
 // expanded before the goal (their total from s' exceeds the goal's new cost).
