@@ -118,10 +118,13 @@ class TrainConfig:
     of launching the policy's kernels one by one (batchsim.train.acting): 1.55x the frames
     per second of the eager path on an H100 (benchmarks/RESULTS.md, "rollout inference as
     CUDA graphs"). No effect on the CPU."""
-    compile_encoder: str = "auto"
+    compile_encoder: str = "off"
     """torch.compile the visual encoder (Inductor fuses the SE-ResNet's elementwise work):
     "on", "off" or "auto" (on where CUDA and a working Inductor are, checked at start with a
-    tiny kernel; else eager). ~40 s of compiling at the start (benchmarks/RESULTS.md)."""
+    tiny kernel; else eager). ~35 s of compiling at the start; updates 1.3x faster on an
+    H100, but in two seeds of 600 updates it learned more slowly than eager (val success 0.24
+    and 0.26 against 0.49 and 0.39), so it is off until that is understood
+    (benchmarks/RESULTS.md, "the learner: segments packed by one gather, torch.compile")."""
     overlap_update: bool = False
     """Run each PPO update on a worker thread while the next rollout is collected with the
     weights from before it (batchsim.train.overlap): the behaviour policy lags the learner by
