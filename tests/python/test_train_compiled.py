@@ -22,7 +22,7 @@ def test_off_and_auto_on_the_cpu_stay_eager():
 
 
 def test_on_where_inductor_cannot_run_names_why():
-    with pytest.raises(RuntimeError, match="compile_encoder=on.*only CUDA is compiled"):
+    with pytest.raises(RuntimeError, match=r"compile_encoder=on.*only CUDA is compiled"):
         compiled.compile_encoders([_policy()], "on", torch.device("cpu"))
 
 
