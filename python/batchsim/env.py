@@ -57,6 +57,7 @@ import torch
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from batchsim._numpy_env import parse_array_mode, to_numpy
 from batchsim._staging import Staging
 from batchsim.actions import ACTIONS
 from batchsim.datasets import PointNavDataset
@@ -121,7 +122,8 @@ class BatchNavEnv(gym.vector.VectorEnv):
     scenes_resident, num_threads, task, final_views, ...; ``help(batchsim.Simulator)``);
     device: "cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU), or a
     shared ``context``; autoreset_mode: an AutoresetMode or its name; sensor_noise: a
-    :class:`batchsim.SensorNoise` applied to every observation (training only)."""
+    :class:`batchsim.SensorNoise` applied to every observation (training only); array:
+    "torch" (zero-copy tensors) or "numpy" (host arrays for gymnasium's numpy wrappers)."""
 
     metadata: ClassVar[dict] = {
         "autoreset_mode": AutoresetMode.NEXT_STEP,
@@ -136,9 +138,11 @@ class BatchNavEnv(gym.vector.VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = "rgb_array",
         sensor_noise: SensorNoise | None = None,
+        array: str = "torch",
         **fields: Any,
     ):
         mode = parse_autoreset_mode(autoreset_mode)
+        self.array = parse_array_mode(array)  # checked before the simulator is built
         noise = sensor_noise if sensor_noise is not None else SensorNoise()
         hfov = _nominal_hfov(fields)
         if noise.fov_jitter_degrees:  # render wide, crop each view to its own field of view
@@ -210,7 +214,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
         else:
             self.sim.reset(seed)
         obs, staged = self._results()
-        return obs, self._info(staged, torch.zeros_like(self._all))
+        return self._out((obs, self._info(staged, torch.zeros_like(self._all))))
 
     def step(self, actions):
         self.step_async(actions)
@@ -240,7 +244,11 @@ class BatchNavEnv(gym.vector.VectorEnv):
             final_obs = {**final_views, POINTGOAL: staged["final_" + POINTGOAL]}
             info |= {"final_obs": final_obs, "_final_obs": ended}
             info |= {"final_info": dict(info), "_final_info": ended}
-        return obs, staged["reward"], staged["terminated"], staged["truncated"], info
+        return self._out((obs, staged["reward"], staged["terminated"], staged["truncated"], info))
+
+    def _out(self, results: tuple) -> tuple:
+        """The results in the env's array mode: the tensors themselves, or numpy copies."""
+        return to_numpy(results) if self.array == "numpy" else results
 
     def _mask(self, mask) -> np.ndarray:
         if isinstance(mask, torch.Tensor):
