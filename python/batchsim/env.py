@@ -12,6 +12,15 @@ vector convention, each key with a ``_key`` mask of the environments it holds fo
 success, spl and softspl for the episodes that ended this step; distance_to_goal,
 collisions, episode_id and scene_id for every environment.
 
+Array modes (``array=``): "torch", the default, returns the tensors above, zero-copy.
+"numpy" returns the same outputs as fresh host numpy arrays (a copy per key each step, never
+a loop over environments; rgb [N, 3, H, W] contiguous, info's masks bool arrays): gymnasium's
+own vector convention, so its numpy vector wrappers (RecordEpisodeStatistics,
+NormalizeReward, NormalizeObservation, ClipReward, TransformObservation, DictInfoToList, ...)
+work unchanged, and ``gymnasium.wrappers.vector.NumpyToTorch`` turns them back into torch
+(it needs array-api-compat). Those wrappers do numpy arithmetic on what the env returns,
+which torch tensors on a device cannot take: use "numpy" under them, "torch" for speed.
+
 Actions: an integer torch tensor on any device, numpy array or list of shape [N]. CUDA
 actions are not waited for: their shape and dtype are checked at once, their values when
 the C++ step reads them after their copy to pinned memory, so a value out of range raises
@@ -283,11 +292,12 @@ class BatchNavEnv(gym.vector.VectorEnv):
             return f"BatchNavEnv(closed, num_envs={self.num_envs})"
         sensors = ", ".join(self.sim.sensors)
         height, width = self.sim.resolution
+        array = "" if self.array == "torch" else f", array={self.array!r}"
         return (
             f"BatchNavEnv(num_envs={self.num_envs}, sensors=[{sensors}], "
             f"resolution={height}x{width}, device={str(self.device)!r}, "
             f"autoreset_mode={self.metadata['autoreset_mode'].name}, "
-            f"scenes={len(self.sim.scene_paths)}, episodes={len(self.sim.episodes)})"
+            f"scenes={len(self.sim.scene_paths)}, episodes={len(self.sim.episodes)}{array})"
         )
 
 

@@ -70,6 +70,7 @@ def rollout(env, seed=3):
 
 def test_numpy_mode_outputs_and_spaces(make):
     env = make(sensors=("depth", "rgb"))
+    assert repr(env).endswith("array='numpy')") and env.array == "numpy"
     assert env.single_action_space == gym.spaces.Discrete(4)
     assert env.action_space.contains(env.action_space.sample())
     obs, info = env.reset(seed=0)
