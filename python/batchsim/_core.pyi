@@ -6,6 +6,9 @@ as what the bindings accept (pybind11 converts array-likes and path-likes); resu
 they return. Only Tensor.torch needs torch.
 """
 
+# pdoc executes this file to read its types: annotations must not be evaluated then.
+from __future__ import annotations
+
 import os
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, overload
@@ -215,6 +218,7 @@ def axes_for_up(up: str) -> str: ...
 # equality, copy, pickle and replace(); assigning a field validates it.
 
 class TaskConfig:
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
     field_names: ClassVar[tuple[str, ...]]
     forward_step: float
     turn_degrees: float
@@ -235,6 +239,7 @@ class TaskConfig:
     def __setstate__(self, state: dict[str, Any], /) -> None: ...
 
 class SimConfig:
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
     field_names: ClassVar[tuple[str, ...]]
     num_envs: int
     num_threads: int
@@ -254,6 +259,7 @@ class SimConfig:
     def __setstate__(self, state: dict[str, Any], /) -> None: ...
 
 class RenderOptions:
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
     field_names: ClassVar[tuple[str, ...]]
     width: int
     height: int
@@ -273,6 +279,7 @@ class RenderOptions:
     def __setstate__(self, state: dict[str, Any], /) -> None: ...
 
 class RendererConfig:
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
     field_names: ClassVar[tuple[str, ...]]
     views: int
     width: int
