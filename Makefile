@@ -6,7 +6,7 @@ CMAKE_CPP = cmake -S . -G Ninja -DBATCHSIM_BUILD_PYTHON=OFF -DBATCHSIM_BUILD_TES
 LINT_SOURCES = $(shell git ls-files 'src/*.cpp' 'src/*.hpp' 'tests/cpp/*.cpp' 'tests/cpp/*.hpp')
 
 .PHONY: setup demo demo-train test test-cpp test-python test-asan lint format bench clean \
-        fuzz-build fuzz-seeds fuzz fuzz-smoke
+        docs docs-check fuzz-build fuzz-seeds fuzz fuzz-smoke
 
 setup:
 	bash scripts/setup.sh
@@ -63,12 +63,24 @@ lint:
 	clang-tidy --quiet -p $(BUILD)/lint $(filter-out src/bindings/%,$(filter %.cpp,$(LINT_SOURCES)))
 	# The bindings on their own: one clang-tidy run applies one header filter to all its files.
 	clang-tidy --quiet -p $(BUILD)/lint $(filter src/bindings/%.cpp,$(LINT_SOURCES))
-	$(PYTHON) -m ruff check python tests/python benchmarks examples
-	$(PYTHON) -m ruff format --check python tests/python benchmarks examples
+	$(PYTHON) -m ruff check python tests/python benchmarks examples scripts
+	$(PYTHON) -m ruff format --check python tests/python benchmarks examples scripts
 
 format:
 	clang-format -i $(LINT_SOURCES) shaders/shared.h
-	$(PYTHON) -m ruff format python tests/python benchmarks examples
+	$(PYTHON) -m ruff format python tests/python benchmarks examples scripts
+
+# API reference (HTML) of the installed package from its docstrings, with _core.pyi's types
+# for batchsim._core; `make setup` installs the package. pdoc (the `docs` extra) is installed
+# when missing. docs-check then fails on a broken relative link or #anchor in the pages.
+DOCS ?= $(BUILD)/docs
+docs:
+	$(PYTHON) -c "import pdoc" 2>/dev/null \
+	  || $(PYTHON) -m pip install --disable-pip-version-check -q "pdoc>=14"
+	$(PYTHON) scripts/build_docs.py $(DOCS)
+
+docs-check: docs
+	$(PYTHON) scripts/check_doc_links.py $(DOCS)
 
 bench: setup
 	mkdir -p benchmarks/results

@@ -28,6 +28,9 @@ def _rows(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
 
 
 class ActionCPC(nn.Module):
+    """The CPC|A loss: a GRU imagines the next `steps` actions from a belief and a classifier
+    scores each imagined step against the true and NEGATIVES other embeddings."""
+
     def __init__(self, hidden: int, actions: int, steps: int, width: int = 256):
         super().__init__()
         if steps < 1:

@@ -56,6 +56,9 @@ def goal_features(pointgoal: torch.Tensor) -> torch.Tensor:
 
 
 class SqueezeExcite(nn.Module):
+    """Squeeze-and-excitation: rescales each channel by a gate computed from the channel
+    means of the whole image."""
+
     def __init__(self, channels: int, reduction: int = 4):
         super().__init__()
         self.down = nn.Linear(channels, channels // reduction)
@@ -115,6 +118,8 @@ class SEResNet9(nn.Module):
 
 
 class SimpleCNN(nn.Module):
+    """Three strided convolutions, 4x4 pooling and a linear layer: the `simple_cnn` encoder."""
+
     def __init__(self, in_channels: int, out_features: int = 256):
         super().__init__()
         self.features = nn.Sequential(
