@@ -6,7 +6,7 @@ CMAKE_CPP = cmake -S . -G Ninja -DBATCHSIM_BUILD_PYTHON=OFF -DBATCHSIM_BUILD_TES
 LINT_SOURCES = $(shell git ls-files 'src/*.cpp' 'src/*.hpp' 'tests/cpp/*.cpp' 'tests/cpp/*.hpp')
 
 .PHONY: setup demo demo-train test test-cpp test-python test-asan lint format bench clean \
-        fuzz-build fuzz-seeds fuzz fuzz-smoke
+        fuzz-build fuzz-seeds fuzz fuzz-smoke wheel wheels wheel-smoke
 
 setup:
 	bash scripts/setup.sh
@@ -63,12 +63,12 @@ lint:
 	clang-tidy --quiet -p $(BUILD)/lint $(filter-out src/bindings/%,$(filter %.cpp,$(LINT_SOURCES)))
 	# The bindings on their own: one clang-tidy run applies one header filter to all its files.
 	clang-tidy --quiet -p $(BUILD)/lint $(filter src/bindings/%.cpp,$(LINT_SOURCES))
-	$(PYTHON) -m ruff check python tests/python benchmarks examples
-	$(PYTHON) -m ruff format --check python tests/python benchmarks examples
+	$(PYTHON) -m ruff check python tests/python benchmarks examples scripts
+	$(PYTHON) -m ruff format --check python tests/python benchmarks examples scripts
 
 format:
 	clang-format -i $(LINT_SOURCES) shaders/shared.h
-	$(PYTHON) -m ruff format python tests/python benchmarks examples
+	$(PYTHON) -m ruff format python tests/python benchmarks examples scripts
 
 bench: setup
 	mkdir -p benchmarks/results
@@ -119,6 +119,24 @@ fuzz-smoke: fuzz-build
 	  $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz/fuzz_$$f $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SMOKE_SECONDS) \
 	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$f- $$smoke; \
 	done
+
+# ---- wheels: manylinux wheels that carry every library the core links except the Vulkan
+# loader, which comes from the system with its drivers (scripts/build_wheel.sh says why).
+WHEEL_DIR ?= dist
+PYENV_ROOT ?= $(HOME)/.pyenv
+# Every CPython that pyenv has; override with WHEEL_PYTHONS="python3.10 python3.12".
+WHEEL_PYTHONS ?= $(wildcard $(PYENV_ROOT)/versions/3.*/bin/python3)
+
+wheel:
+	bash scripts/build_wheel.sh $(PYTHON) $(WHEEL_DIR)
+
+wheels:
+	@set -e; for py in $(WHEEL_PYTHONS); do bash scripts/build_wheel.sh $$py $(WHEEL_DIR); done
+
+# For CI: the wheel of this python3, installed in a fresh venv outside the source tree,
+# runs doctor, an import, a few env steps and one training update (scripts/wheel_smoke.py).
+wheel-smoke: wheel
+	$(PYTHON) scripts/wheel_smoke.py --wheel-dir $(WHEEL_DIR)
 
 clean:
 	rm -rf $(BUILD)
