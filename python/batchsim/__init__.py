@@ -26,7 +26,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by test_core_import
     from batchsim._core_import import explain
 
-    raise explain(exc) from exc
+    raise explain(exc) from None  # the message names the cause; its trace helps no user
 
 from batchsim import datasets
 from batchsim.diag import PatternFill

@@ -37,6 +37,7 @@ def test_missing_vulkan_loader_says_what_to_install():
     assert any("ImportError: batchsim needs the system's Vulkan loader" in x for x in last)
     assert "apt-get install libvulkan1 mesa-vulkan-drivers" in result.stderr
     assert "batchsim doctor" in result.stderr
+    assert "direct cause" not in result.stderr  # one clear message, not a chain of traces
 
 
 def test_other_import_failures_keep_their_cause():
