@@ -124,8 +124,8 @@ fuzz-smoke: fuzz-build
 # loader, which comes from the system with its drivers (scripts/build_wheel.sh says why).
 WHEEL_DIR ?= dist
 PYENV_ROOT ?= $(HOME)/.pyenv
-# Every CPython that pyenv has; override with WHEEL_PYTHONS="python3.10 python3.12".
-WHEEL_PYTHONS ?= $(wildcard $(PYENV_ROOT)/versions/3.*/bin/python3)
+# Every CPython 3.10+ that pyenv has (the package needs 3.10); or WHEEL_PYTHONS="python3.12 ...".
+WHEEL_PYTHONS ?= $(wildcard $(PYENV_ROOT)/versions/3.1[0-9].*/bin/python3)
 
 wheel:
 	bash scripts/build_wheel.sh $(PYTHON) $(WHEEL_DIR)

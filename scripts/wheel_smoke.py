@@ -83,7 +83,7 @@ def venv_env(venv: Path) -> dict:
 def drive(args: argparse.Namespace) -> None:
     start = time.monotonic()
     wheel = find_wheel(Path(args.wheel_dir).resolve())
-    print(f"wheel built: {wheel}", flush=True)
+    print(f"wheel under test: {wheel}", flush=True)
     venv = Path(args.venv).resolve()
     shutil.rmtree(venv, ignore_errors=True)
     # A plain venv: no system site-packages, where a from-source batchsim may be installed.
