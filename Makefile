@@ -6,7 +6,7 @@ CMAKE_CPP = cmake -S . -G Ninja -DBATCHSIM_BUILD_PYTHON=OFF -DBATCHSIM_BUILD_TES
 LINT_SOURCES = $(shell git ls-files 'src/*.cpp' 'src/*.hpp' 'tests/cpp/*.cpp' 'tests/cpp/*.hpp')
 
 .PHONY: setup demo demo-train test test-cpp test-python test-asan lint format bench clean \
-        docs docs-check fuzz-build fuzz-seeds fuzz fuzz-smoke
+        docs docs-check fuzz-build fuzz-seeds fuzz fuzz-smoke wheel wheels wheel-smoke
 
 setup:
 	bash scripts/setup.sh
@@ -131,6 +131,24 @@ fuzz-smoke: fuzz-build
 	  $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz/fuzz_$$f $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SMOKE_SECONDS) \
 	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$f- $$smoke; \
 	done
+
+# ---- wheels: manylinux wheels that carry every library the core links except the Vulkan
+# loader, which comes from the system with its drivers (scripts/build_wheel.sh says why).
+WHEEL_DIR ?= dist
+PYENV_ROOT ?= $(HOME)/.pyenv
+# Every CPython 3.10+ that pyenv has (the package needs 3.10); or WHEEL_PYTHONS="python3.12 ...".
+WHEEL_PYTHONS ?= $(wildcard $(PYENV_ROOT)/versions/3.1[0-9].*/bin/python3)
+
+wheel:
+	bash scripts/build_wheel.sh $(PYTHON) $(WHEEL_DIR)
+
+wheels:
+	@set -e; for py in $(WHEEL_PYTHONS); do bash scripts/build_wheel.sh $$py $(WHEEL_DIR); done
+
+# For CI: the wheel of this python3, installed in a fresh venv outside the source tree,
+# runs doctor, an import, a few env steps and one training update (scripts/wheel_smoke.py).
+wheel-smoke: wheel
+	$(PYTHON) scripts/wheel_smoke.py --wheel-dir $(WHEEL_DIR)
 
 clean:
 	rm -rf $(BUILD)

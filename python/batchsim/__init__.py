@@ -23,12 +23,10 @@ from batchsim.errors import (
 
 try:
     from batchsim import _core
-except ImportError as exc:  # pragma: no cover - exercised only on broken installs
-    raise ImportError(
-        f"batchsim's compiled core could not be loaded ({exc}). The Vulkan loader "
-        "(Debian: apt-get install libvulkan1 mesa-vulkan-drivers) must be installed; "
-        "run `bash scripts/setup.sh` from a checkout to install everything."
-    ) from exc
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess by test_core_import
+    from batchsim._core_import import explain
+
+    raise explain(exc) from None  # the message names the cause; its trace helps no user
 
 from batchsim import datasets
 from batchsim.diag import PatternFill
