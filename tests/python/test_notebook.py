@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import importlib.util
+import io
 import math
 import os
 import re
@@ -12,6 +13,7 @@ import shutil
 import struct
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import batchsim
@@ -105,10 +107,14 @@ def test_quickstart_notebook_runs(procgen_dataset, tmp_path, monkeypatch):
     assert 0 <= int(re.search(r"^episodes ended: (\d+)$", stepped, re.MULTILINE).group(1)) <= 160
     assert "'depth': (8, 1, 64, 64), 'rgb': (8, 3, 64, 64)" in stepped
 
-    # env.render(): 8 views of 64x64 in a 3x3 mosaic with 2-pixel padding -> 200x200.
-    (png,) = png_outputs(cells)
-    assert png.startswith(PNG_SIGNATURE) and png[12:16] == b"IHDR"
-    assert struct.unpack(">II", png[16:24]) == (200, 200)
+    # env.render(): 8 views of 64x64 in a 3x3 mosaic with 2-pixel padding -> 200x200; the
+    # depth-over-RGB mosaic: 8 columns, 2 rows -> 530x134; then the top-down map.
+    render, views, top_down = png_outputs(cells)
+    for png in (render, views, top_down):
+        assert png.startswith(PNG_SIGNATURE) and png[12:16] == b"IHDR"
+    assert struct.unpack(">II", render[16:24]) == (200, 200)
+    assert struct.unpack(">II", views[16:24]) == (530, 134)
+    check_top_down_map(top_down)
 
     zero_copy = stdout(cell_printing(cells, r"^same address after a step: "))
     for line in (
@@ -128,3 +134,17 @@ def test_quickstart_notebook_runs(procgen_dataset, tmp_path, monkeypatch):
     available, messages = re.search(r"^validation: (\w+) (\d+)$", stdout(cells[-1])).groups()
     if available == "True":
         assert messages == "0", "the notebook produced Vulkan validation messages"
+
+
+def check_top_down_map(png: bytes) -> None:
+    """The map fits its panel and shows navigable floor, the start, the goal and the agent."""
+    image_module = pytest.importorskip("PIL.Image")
+    from batchsim.viz import NAVIGABLE
+    from batchsim.viz.episode_map import MAP_WIDTH
+    from batchsim.viz.frames import COLOURS, VIEW_HEIGHT
+
+    image = np.asarray(image_module.open(io.BytesIO(png)).convert("RGB"))
+    assert image.shape[0] <= VIEW_HEIGHT and image.shape[1] <= MAP_WIDTH
+    colours = {tuple(c) for c in image.reshape(-1, 3)}
+    for colour in (NAVIGABLE, COLOURS["start"], COLOURS["goal"], COLOURS["agent"]):
+        assert tuple(colour) in colours, f"no {colour} pixel on the map"
