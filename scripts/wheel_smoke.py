@@ -4,7 +4,8 @@ that cannot see the source tree, run from a folder outside it.
     python3 scripts/wheel_smoke.py [--wheel-dir dist] [--venv /tmp/bs-wheel-venv]
 
 Steps: `batchsim doctor`; import a small OBJ written here (Assimp) and bake its navmesh
-(Recast); `batchsim procgen` a tiny dataset; step a BatchNavEnv; one PPO update on the CPU.
+(Recast); `batchsim procgen` a tiny dataset; step a BatchNavEnv; run the quickstart notebook
+(examples/quickstart.ipynb) in a Jupyter kernel; one PPO update on the CPU.
 The driver uses only the standard library; the checks that need batchsim run inside the venv
 (`--inside`), from a copy of this file in the work folder.
 """
@@ -23,6 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # A CPU build of PyTorch that installs quickly (scripts/setup.sh pins the same one).
 TORCH = os.environ.get("BATCHSIM_TORCH", "torch==2.13.0")
+# What running the quickstart notebook needs beside the wheel.
+NOTEBOOK_TOOLS = ["nbclient>=0.7", "nbformat>=5", "ipykernel>=6"]
+RUN_NOTEBOOK = (
+    "import sys, nbclient, nbformat; nb = nbformat.read(sys.argv[1], as_version=4); "
+    "nbclient.NotebookClient(nb, timeout=300, kernel_name='python3').execute(); "
+    "print('quickstart notebook ran:', sum(c.cell_type == 'code' for c in nb.cells), 'cells')"
+)
 # One update of the demo preset, shrunk: 4 envs x 8 steps = 32 frames.
 TINY_TRAIN = [
     "num_envs=4",
@@ -91,7 +99,7 @@ def drive(args: argparse.Namespace) -> None:
     env = venv_env(venv)
     python = venv / "bin" / "python"
     pip = [python, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    run([*pip, wheel, TORCH], cwd=venv, env=env)
+    run([*pip, wheel, TORCH, *NOTEBOOK_TOOLS], cwd=venv, env=env)
     print(f"installed in fresh venv {venv} ({time.monotonic() - start:.0f} s)", flush=True)
 
     work = Path(tempfile.mkdtemp(prefix="bs-wheel-smoke-"))
@@ -108,6 +116,10 @@ def drive(args: argparse.Namespace) -> None:
     batchsim("procgen", "--out", data, *tiny)
     shutil.copy(__file__, work / "wheel_smoke.py")
     run([python, work / "wheel_smoke.py", "--inside", work, "--source", ROOT], cwd=work, env=env)
+    # The notebook as a user opens it: a copy outside the tree, the kernel in the venv.
+    notebook = shutil.copy(ROOT / "examples" / "quickstart.ipynb", work)
+    notebook_env = {**env, "BATCHSIM_QUICKSTART_DATA": str(data)}
+    run([python, "-c", RUN_NOTEBOOK, notebook], cwd=work, env=notebook_env)
     splits = [f"dataset={data / 'pointnav' / 'train'}", f"val_dataset={data / 'pointnav' / 'val'}"]
     batchsim("train", "--preset", "demo", "--quiet", *splits, *TINY_TRAIN, f"log_dir={work}/run")
     shutil.rmtree(work)
