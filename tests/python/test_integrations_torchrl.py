@@ -1,0 +1,100 @@
+"""TorchRLEnv: TorchRL's own spec check, a rollout's keys and shapes, its steps against a
+twin BatchNavEnv with the same seed and actions, and partial resets through "_reset"."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torchrl")
+
+import torch
+from torchrl.envs.utils import check_env_specs
+
+import batchsim
+from batchsim.env import POINTGOAL
+from batchsim.integrations.torchrl import TorchRLEnv
+
+N = 4
+
+
+@pytest.fixture(scope="module")
+def shared_context():
+    return batchsim.Context(export="cpu")
+
+
+@pytest.fixture
+def make(procgen_dataset, shared_context):
+    envs = []
+
+    def make(**options):
+        options = {"autoreset_mode": "disabled"} | options
+        options.setdefault("task", batchsim.TaskConfig(max_episode_steps=5))
+        dataset = procgen_dataset[0] / "pointnav" / "train"
+        env = batchsim.BatchNavEnv(
+            dataset, N, context=shared_context, sensors=("depth",), resolution=(16, 20), **options
+        )
+        envs.append(env)
+        return env
+
+    yield make
+    for env in envs:
+        env.close()
+
+
+def test_check_env_specs(make):
+    check_env_specs(TorchRLEnv(make()))
+
+
+def test_rollout_keys_and_shapes(make):
+    env = TorchRLEnv(make())
+    env.set_seed(3)
+    rollout = env.rollout(max_steps=12, break_when_any_done=False)
+    assert rollout.batch_size == (N, 12)
+    assert rollout["depth"].shape == (N, 12, 1, 16, 20)
+    assert rollout[POINTGOAL].shape == (N, 12, 2)
+    assert rollout["action"].dtype == torch.int64
+    for key in ("reward", "done", "terminated", "truncated"):
+        assert rollout["next", key].shape == (N, 12, 1)
+    # 12 steps of at most 5 per episode: every environment ended and restarted.
+    assert rollout["next", "done"].any(1).all()
+
+
+def test_steps_match_the_env(make):
+    env, twin = TorchRLEnv(make()), make()
+    env.set_seed(11)
+    td = env.reset()
+    obs, _ = twin.reset(seed=11)
+    assert torch.equal(td["depth"], obs["depth"])
+    for action in (1, 2, 1):
+        td["action"] = torch.full((N,), action)
+        td = env.step(td)
+        obs, reward, terminated, truncated, _ = twin.step(np.full(N, action))
+        assert torch.equal(td["next", "depth"], obs["depth"])
+        assert torch.equal(td["next", POINTGOAL], obs[POINTGOAL])
+        assert torch.equal(td["next", "reward"][:, 0], reward)
+        assert torch.equal(td["next", "terminated"][:, 0], terminated)
+        assert torch.equal(td["next", "truncated"][:, 0], truncated)
+        td = td["next"]
+
+
+def test_partial_reset_restarts_only_the_masked(make):
+    env = TorchRLEnv(make())
+    td = env.reset()
+    td["action"] = torch.tensor([0, 1, 0, 1])  # STOP ends environments 0 and 2
+    td = env.step(td)["next"]
+    assert td["done"][:, 0].tolist() == [True, False, True, False]
+    kept = td[POINTGOAL].clone()
+    td["_reset"] = td["done"].clone()
+    fresh = env.reset(td)
+    assert not fresh["done"].any()
+    assert torch.equal(fresh[POINTGOAL][1], kept[1]) and torch.equal(fresh[POINTGOAL][3], kept[3])
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [({"array": "numpy"}, "torch"), ({"autoreset_mode": "same_step"}, "disabled")],
+)
+def test_rejects_other_modes(make, options, message):
+    with pytest.raises(ValueError, match=message):
+        TorchRLEnv(make(**options))
