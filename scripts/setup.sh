@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything batchsim needs to build and test, then the package itself with its
-# test extras. Idempotent: installs only what is missing, so re-running is cheap.
+# test, lint and integrations (SB3, TorchRL) extras. Idempotent: installs only what is
+# missing, so re-running is cheap.
 #   bash scripts/setup.sh            (as root: installs Debian packages with apt-get)
 # Not root: prints the exact apt-get command for what is missing, and stops.
 set -euo pipefail
@@ -48,5 +49,5 @@ pip_install() { "$PYTHON" -m pip install --disable-pip-version-check -q "$@"; }
 # Build tools, so the package builds without isolation (offline-friendly, incremental).
 "$PYTHON" -c "import scikit_build_core, pybind11, cmake, ninja" 2>/dev/null \
   || pip_install "scikit-build-core>=0.9" "pybind11>=2.12" cmake ninja
-pip_install --no-build-isolation ".[test,lint]"
+pip_install --no-build-isolation ".[test,lint,integrations]"
 echo "setup: done ($("$PYTHON" -c 'import batchsim; print("batchsim", batchsim.__version__)'))"
