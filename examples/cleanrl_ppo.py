@@ -37,7 +37,7 @@ class Args:
     resolution: int = 32
     backend: str = "raster"  # on lavapipe it beats ray casting for these small scenes
     max_episode_steps: int = 150
-    total_timesteps: int = 120_000
+    total_timesteps: int = 150_000
     num_steps: int = 64  # steps per environment per rollout
     learning_rate: float = 5e-4
     gamma: float = 0.99
@@ -180,7 +180,7 @@ def rollout(args, env, agent, obs, done, storage, episodes, global_step):
     return obs, done, global_step
 
 
-def train(args: Args) -> tuple[Agent, list]:
+def train(args: Args) -> tuple[Agent, list, int]:
     torch.manual_seed(args.seed)
     env = make_env(args, "train", args.num_envs, seed=args.seed)
     agent = Agent(args.resolution)
@@ -208,7 +208,7 @@ def train(args: Args) -> tuple[Agent, list]:
         losses = ppo_update(args, agent, optimizer, batch)
         report(update, num_updates, global_step, start, episodes, losses)
     env.close()
-    return agent, episodes
+    return agent, episodes, global_step
 
 
 def report(update, num_updates, global_step, start, episodes, losses) -> None:
@@ -236,7 +236,14 @@ def evaluate(args: Args, choose) -> dict:
         success += info["success"][ended].tolist()
         spl += info["spl"][ended].tolist()
     env.close()
-    return {"success": float(np.mean(success)), "spl": float(np.mean(spl)), "episodes": len(spl)}
+    return {"success": mean_ci(success), "spl": mean_ci(spl), "episodes": len(spl)}
+
+
+def mean_ci(values: list) -> tuple[float, float]:
+    """The mean and the half-width of its 95% confidence interval (normal approximation)."""
+    values = np.asarray(values, np.float64)
+    half = 1.96 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0.0
+    return float(values.mean()), float(half)
 
 
 def baselines(agent: Agent, n: int, seed: int) -> dict:
@@ -276,20 +283,22 @@ def plot_curve(episodes: list, path: str, window: int = 100) -> None:
 def main() -> None:
     args = parse_args()
     start = time.time()
-    agent, episodes = train(args)
+    agent, episodes, frames = train(args)
     train_seconds = time.time() - start
     results = {
         name: evaluate(args, choose)
         for name, choose in baselines(agent.eval(), args.eval_envs, args.seed).items()
     }
-    print(f"trained {args.total_timesteps} frames in {train_seconds:.0f} s")
+    print(f"trained {frames} frames in {train_seconds:.0f} s")
     for name, numbers in results.items():
-        print(f"{name:8s} success {numbers['success']:.3f} spl {numbers['spl']:.3f} "
+        (success, success_ci), (spl, spl_ci) = numbers["success"], numbers["spl"]
+        print(f"{name:8s} success {success:.3f} ± {success_ci:.3f} spl {spl:.3f} ± {spl_ci:.3f} "
               f"({numbers['episodes']} val episodes)")  # fmt: skip
     if args.curve and episodes:
         plot_curve(episodes, args.curve)
     if args.json:
-        Path(args.json).write_text(json.dumps({"train_seconds": train_seconds, **results}))
+        summary = {"train_seconds": train_seconds, "frames": frames, **results}
+        Path(args.json).write_text(json.dumps(summary))
 
 
 if __name__ == "__main__":
