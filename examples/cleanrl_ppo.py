@@ -37,7 +37,7 @@ class Args:
     resolution: int = 32
     backend: str = "raster"  # on lavapipe it beats ray casting for these small scenes
     max_episode_steps: int = 150
-    total_timesteps: int = 150_000
+    total_timesteps: int = 300_000
     num_steps: int = 64  # steps per environment per rollout
     learning_rate: float = 5e-4
     gamma: float = 0.99
