@@ -49,5 +49,8 @@ pip_install() { "$PYTHON" -m pip install --disable-pip-version-check -q "$@"; }
 # Build tools, so the package builds without isolation (offline-friendly, incremental).
 "$PYTHON" -c "import scikit_build_core, pybind11, cmake, ninja" 2>/dev/null \
   || pip_install "scikit-build-core>=0.9" "pybind11>=2.12" cmake ninja
-pip_install --no-build-isolation ".[test,lint,integrations]"
+# The installed torch stays: torchrl (the integrations extra) is built against one torch
+# release, and resolving it must not swap torch for another (CUDA) build.
+torch_pin="torch==$("$PYTHON" -c 'import torch; print(torch.__version__)')"
+pip_install --no-build-isolation ".[test,lint,integrations]" --constraint /dev/stdin <<<"$torch_pin"
 echo "setup: done ($("$PYTHON" -c 'import batchsim; print("batchsim", batchsim.__version__)'))"
