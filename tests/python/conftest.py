@@ -92,3 +92,25 @@ def run_example():
         return result.stdout
 
     return run
+
+
+SMALL_ENVS = 4  # environments per small_envs env
+
+
+@pytest.fixture
+def small_envs(procgen_dataset, cpu_context):
+    """make(**options): BatchNavEnvs of SMALL_ENVS environments on the cached dataset's train
+    split, 16x20 depth unless options say otherwise, on one CPU-export context; all closed
+    when the test ends."""
+    split = procgen_dataset[0] / "pointnav" / "train"
+    envs = []
+
+    def make(**options):
+        options = {"sensors": ("depth",), "resolution": (16, 20)} | options
+        env = batchsim.BatchNavEnv(split, SMALL_ENVS, context=cpu_context, **options)
+        envs.append(env)
+        return env
+
+    yield make
+    for env in envs:
+        env.close()

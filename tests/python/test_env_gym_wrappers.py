@@ -12,10 +12,9 @@ torch = pytest.importorskip("torch")
 
 from gymnasium.wrappers import vector as wrappers  # noqa: E402
 
-import batchsim  # noqa: E402
 from batchsim.env import POINTGOAL  # noqa: E402
 
-N = 4
+N = 4  # the environments of conftest's small_envs (SMALL_ENVS)
 STOP, FORWARD, LEFT, RIGHT = range(4)
 # Turns and moves for every environment, then STOP in environments 0 and 2: two
 # episodes end at the last step, so RecordEpisodeStatistics and the info masks have work.
@@ -23,31 +22,10 @@ ACTIONS = [np.full(N, a) for a in (FORWARD, LEFT, FORWARD, RIGHT, FORWARD)]
 ACTIONS.append(np.array([STOP, FORWARD, STOP, LEFT]))
 
 
-@pytest.fixture(scope="module")
-def dataset(procgen_dataset):
-    root, _ = procgen_dataset
-    return root / "pointnav" / "train" / "train.json.gz"
-
-
-@pytest.fixture(scope="module")
-def shared_context():
-    return batchsim.Context(export="cpu")
-
-
 @pytest.fixture
-def make(dataset, shared_context):
-    envs = []
-
-    def make(array="numpy", **options):
-        options.setdefault("resolution", (16, 20))
-        options.setdefault("sensors", ("depth",))
-        env = batchsim.BatchNavEnv(dataset, N, context=shared_context, array=array, **options)
-        envs.append(env)
-        return env
-
-    yield make
-    for env in envs:
-        env.close()
+def make(small_envs):
+    """Envs in numpy mode unless told otherwise."""
+    return lambda array="numpy", **options: small_envs(array=array, **options)
 
 
 def keep(tree):
@@ -103,9 +81,9 @@ def test_numpy_mode_matches_the_torch_mode(make):
         assert got[-1].keys() == want[-1].keys()
 
 
-def test_unknown_array_mode_is_refused(dataset, shared_context):
+def test_unknown_array_mode_is_refused(make):
     with pytest.raises(ValueError, match=r"array: expected one of \['torch', 'numpy'\], got 'jax'"):
-        batchsim.BatchNavEnv(dataset, N, context=shared_context, array="jax")
+        make(array="jax")
 
 
 def test_record_episode_statistics(make):

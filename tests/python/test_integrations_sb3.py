@@ -15,34 +15,19 @@ from stable_baselines3.common.vec_env import VecMonitor
 import batchsim
 from batchsim.integrations.sb3 import SB3VecEnv
 
-N = 4
+N = 4  # the environments of conftest's small_envs (SMALL_ENVS)
 STOP, FORWARD, LEFT = 0, 1, 2
 # Moves, then STOP in environments 0 and 2: two episodes end (terminated) at the last step.
 ACTIONS = [np.full(N, a) for a in (FORWARD, LEFT, FORWARD)]
 ACTIONS.append(np.array([STOP, FORWARD, STOP, LEFT]))
 
 
-@pytest.fixture(scope="module")
-def shared_context():
-    return batchsim.Context(export="cpu")
-
-
 @pytest.fixture
-def make(procgen_dataset, shared_context):
-    envs = []
-
-    def make(**options):
-        options = {"array": "numpy", "autoreset_mode": "same_step"} | options
-        dataset = procgen_dataset[0] / "pointnav" / "train"
-        env = batchsim.BatchNavEnv(
-            dataset, N, context=shared_context, sensors=("depth",), resolution=(16, 20), **options
-        )
-        envs.append(env)
-        return env
-
-    yield make
-    for env in envs:
-        env.close()
+def make(small_envs):
+    """Envs as SB3VecEnv needs them: numpy mode, SAME_STEP autoreset."""
+    return lambda **options: small_envs(
+        **{"array": "numpy", "autoreset_mode": "same_step"} | options
+    )
 
 
 def test_steps_match_the_env(make):

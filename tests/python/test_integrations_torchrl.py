@@ -15,31 +15,18 @@ import batchsim
 from batchsim.env import POINTGOAL
 from batchsim.integrations.torchrl import TorchRLEnv
 
-N = 4
-
-
-@pytest.fixture(scope="module")
-def shared_context():
-    return batchsim.Context(export="cpu")
+N = 4  # the environments of conftest's small_envs (SMALL_ENVS)
 
 
 @pytest.fixture
-def make(procgen_dataset, shared_context):
-    envs = []
+def make(small_envs):
+    """Envs as TorchRLEnv needs them: DISABLED autoreset; episodes end within 5 steps."""
 
     def make(**options):
-        options = {"autoreset_mode": "disabled"} | options
-        options.setdefault("task", batchsim.TaskConfig(max_episode_steps=5))
-        dataset = procgen_dataset[0] / "pointnav" / "train"
-        env = batchsim.BatchNavEnv(
-            dataset, N, context=shared_context, sensors=("depth",), resolution=(16, 20), **options
-        )
-        envs.append(env)
-        return env
+        task = batchsim.TaskConfig(max_episode_steps=5)
+        return small_envs(**{"autoreset_mode": "disabled", "task": task} | options)
 
-    yield make
-    for env in envs:
-        env.close()
+    return make
 
 
 def test_check_env_specs(make):
