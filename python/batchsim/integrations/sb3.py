@@ -21,6 +21,7 @@ from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
 from batchsim.env import BatchNavEnv
+from batchsim.integrations import require_modes
 
 
 class SB3VecEnv(VecEnv):
@@ -87,13 +88,8 @@ class SB3VecEnv(VecEnv):
 
 
 def _check_env(env: BatchNavEnv) -> None:
-    if env.array != "numpy":
-        raise ValueError('SB3VecEnv: make the env with array="numpy" (SB3 takes numpy arrays)')
-    if env.metadata["autoreset_mode"] != AutoresetMode.SAME_STEP:
-        raise ValueError(
-            'SB3VecEnv: make the env with autoreset_mode="same_step" (SB3 autoresets within '
-            "the step that ends an episode)"
-        )
+    why = "SB3 autoresets within the step that ends an episode"
+    require_modes(env, "SB3VecEnv", "numpy", AutoresetMode.SAME_STEP, why)
     if env.sim.final_pointgoal is None:
         raise ValueError("SB3VecEnv: the env needs final_views=True for terminal observations")
 

@@ -21,6 +21,7 @@ from torchrl.data import Bounded, Categorical, Composite, Unbounded
 from torchrl.envs import EnvBase
 
 from batchsim.env import BatchNavEnv
+from batchsim.integrations import require_modes
 
 
 class TorchRLEnv(EnvBase):
@@ -98,10 +99,5 @@ def _torch_dtype(dtype) -> torch.dtype:
 
 
 def _check_env(env: BatchNavEnv) -> None:
-    if env.array != "torch":
-        raise ValueError('TorchRLEnv: make the env with array="torch" (TorchRL takes tensors)')
-    if env.metadata["autoreset_mode"] != AutoresetMode.DISABLED:
-        raise ValueError(
-            'TorchRLEnv: make the env with autoreset_mode="disabled" (TorchRL resets ended '
-            'environments itself, through the "_reset" mask)'
-        )
+    why = 'TorchRL resets ended environments itself, through the "_reset" mask'
+    require_modes(env, "TorchRLEnv", "torch", AutoresetMode.DISABLED, why)

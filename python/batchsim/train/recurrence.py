@@ -76,7 +76,7 @@ def _packed(x: torch.Tensor, lengths, segment, position) -> tuple[PackedSequence
     source = torch.empty_like(rows)
     source[rows] = torch.arange(rows.numel(), device=x.device)
     data = x.reshape(steps * n, -1).index_select(0, source)
-    sizes = batch_sizes.cpu()  # packing wants them on the host: the one sync
+    sizes = batch_sizes.cpu()  # packing wants them on the host (a sync, as nonzero above)
     # Built directly (as pack_padded_sequence would) with segments in descending length.
     packed = PackedSequence(data, sizes[sizes > 0], sorted_indices, rank)
     return packed, rows
