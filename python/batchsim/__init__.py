@@ -19,6 +19,7 @@ from batchsim.errors import (
     MissingFileError,
     UnsupportedError,
     VulkanError,
+    WaitTimeoutError,
 )
 
 try:
@@ -88,6 +89,7 @@ __all__ = [
     "Tensor",
     "UnsupportedError",
     "VulkanError",
+    "WaitTimeoutError",
     "__version__",
     "cuda_status",
     "datasets",

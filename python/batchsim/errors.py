@@ -44,6 +44,11 @@ class FormatError(Error, ValueError):
     degenerate geometry; values that are not finite."""
 
 
+class WaitTimeoutError(Error, TimeoutError):
+    """A wait ran out of time: GPU work, a CUDA event, a scene load or a background step
+    that never finished. The message names what was waited for."""
+
+
 __all__ = [
     "CudaError",
     "DeviceNotFoundError",
@@ -54,4 +59,5 @@ __all__ = [
     "MissingFileError",
     "UnsupportedError",
     "VulkanError",
+    "WaitTimeoutError",
 ]

@@ -19,6 +19,7 @@ const char* class_name(Error::Kind kind) {
         case Error::Kind::FileNotFound: return "MissingFileError";
         case Error::Kind::Io: return "FileIoError";
         case Error::Kind::CorruptData: return "FormatError";
+        case Error::Kind::Timeout: return "WaitTimeoutError";
         case Error::Kind::Internal: break;
     }
     return "Error";
@@ -46,7 +47,8 @@ void bind_errors(py::module_& m) {
             for (auto k :
                  {Error::Kind::Internal, Error::Kind::InvalidArgument, Error::Kind::DeviceNotFound,
                   Error::Kind::Unsupported, Error::Kind::Vulkan, Error::Kind::Cuda,
-                  Error::Kind::FileNotFound, Error::Kind::Io, Error::Kind::CorruptData})
+                  Error::Kind::FileNotFound, Error::Kind::Io, Error::Kind::CorruptData,
+                  Error::Kind::Timeout})
                 if (kind == class_name(k)) throw Error(k, message);
             throw Error(Error::Kind::InvalidArgument, "unknown error kind " + kind);
         },

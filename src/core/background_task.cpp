@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/check.hpp"
+#include "core/strings.hpp"
 
 namespace batchsim {
 
@@ -30,9 +31,12 @@ void BackgroundTask::start(std::function<void()> task) {
     changed_.notify_all();
 }
 
-void BackgroundTask::wait() {
+void BackgroundTask::wait(std::chrono::seconds timeout) {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return !running_ && !task_; });
+    const bool done = changed_.wait_for(lock, timeout, [this] { return !running_ && !task_; });
+    BATCHSIM_CHECK(
+        done, Timeout,
+        str("waited ", timeout.count(), " s for the background step; it never finished"));
     if (!pending_) return;
     pending_ = false;
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));

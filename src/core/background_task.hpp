@@ -3,6 +3,7 @@
 // simulation step) with work on the calling thread.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -13,6 +14,8 @@ namespace batchsim {
 
 class BackgroundTask {
 public:
+    static constexpr std::chrono::seconds kWaitTimeout{900};
+
     BackgroundTask();
     ~BackgroundTask();  // waits for a running task (dropping its error) and joins
     BackgroundTask(const BackgroundTask&) = delete;
@@ -20,8 +23,10 @@ public:
 
     // Throws Error(InvalidArgument) while a task is running or unwaited.
     void start(std::function<void()> task);
-    // Returns at once when nothing was started; rethrows the task's exception.
-    void wait();
+    // Returns at once when nothing was started; rethrows the task's exception. A task still
+    // running after `timeout` throws Error(Timeout) and stays pending: wait() may be called
+    // again. Every wait inside a step is bounded, so a step that outlives the default is hung.
+    void wait(std::chrono::seconds timeout = kWaitTimeout);
     [[nodiscard]] bool pending() const;  // started and not yet waited for
 
 private:

@@ -28,6 +28,7 @@ public:
         FileNotFound,     // an input file does not exist: batchsim.MissingFileError
         Io,               // reading or writing a file failed: batchsim.FileIoError
         CorruptData,      // a file or model is malformed, truncated or empty: batchsim.FormatError
+        Timeout,          // a wait ran out of time (a hang, named): batchsim.WaitTimeoutError
     };
 
     Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}

@@ -51,6 +51,7 @@ bool resolve_all(void* lib, Driver& d, std::string& why) {
     ok &= resolve(lib, "cuWaitExternalSemaphoresAsync", d.cuWaitExternalSemaphoresAsync, why);
     ok &= resolve(lib, "cuDestroyExternalSemaphore", d.cuDestroyExternalSemaphore, why);
     ok &= resolve(lib, "cuEventSynchronize", d.cuEventSynchronize, why);
+    ok &= resolve(lib, "cuEventQuery", d.cuEventQuery, why);
     return ok;
 }
 

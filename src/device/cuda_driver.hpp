@@ -20,6 +20,7 @@ using CUexternalMemory = struct CUextMemory_st*;
 using CUexternalSemaphore = struct CUextSemaphore_st*;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
+inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 inline constexpr int CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD = 1;
 inline constexpr int CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD = 9;
 inline constexpr unsigned CUDA_EXTERNAL_MEMORY_DEDICATED = 0x1;
@@ -139,6 +140,7 @@ struct Driver {
                                               unsigned int count, CUstream stream);
     CUresult (*cuDestroyExternalSemaphore)(CUexternalSemaphore semaphore);
     CUresult (*cuEventSynchronize)(CUevent event);
+    CUresult (*cuEventQuery)(CUevent event);
     int version = 0;  // e.g. 13000
 };
 

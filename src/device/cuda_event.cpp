@@ -1,6 +1,13 @@
 #include "device/cuda_event.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "core/check.hpp"
+#include "core/strings.hpp"
 #include "device/cuda_interop.hpp"
+#include "vk/sync.hpp"
 
 namespace batchsim::device::cuda {
 namespace {
@@ -21,10 +28,28 @@ private:
 
 }  // namespace
 
+// Polls rather than cuEventSynchronize, which has no timeout: a stream that waits for a
+// semaphore nobody signals would block the caller for ever.
 void synchronize_event(int ordinal, std::uintptr_t event) {
     const RetainedDevice retained(ordinal);
     const ContextScope current(retained.device());
-    CU_CHECK(driver()->cuEventSynchronize(reinterpret_cast<CUevent>(event)));
+    const auto handle = reinterpret_cast<CUevent>(event);
+    const auto deadline = std::chrono::steady_clock::now() + vk::kHostWaitTimeout;
+    // Short pauses: the step waits here for the policy's actions, and a late wake-up is lost
+    // simulation time.
+    auto pause = std::chrono::microseconds(5);
+    for (;;) {
+        const CUresult result = driver()->cuEventQuery(handle);
+        if (result != CUDA_ERROR_NOT_READY) {
+            CU_CHECK(result);
+            return;
+        }
+        BATCHSIM_CHECK(std::chrono::steady_clock::now() < deadline, Timeout,
+                       str("waited ", vk::kHostWaitTimeout.count(),
+                           " s for the CUDA actions' event; the stream that records it is stuck"));
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::microseconds(50));
+    }
 }
 
 }  // namespace batchsim::device::cuda

@@ -64,18 +64,35 @@ std::vector<vk::PhysicalDeviceInfo> list_vulkan_devices() {
     }
 }
 
+// Where one CUDA stream tells the queue that it has read the results: a timeline that only
+// that stream signals, so its values rise in the stream's own order. One timeline shared by
+// several streams (and the queue) rose out of order when two Simulators stepped at once on
+// one context; a lowered value then left a submission waiting for ever.
+struct ConsumerTimeline {
+    cuda::CUstream stream = nullptr;
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+    cuda::ImportedTimeline imported;
+    std::uint64_t last_value = 0;  // the value its last signal sets
+};
+
+// Streams are few in practice (torch pools them); a context handed to more refuses rather
+// than gathering semaphores without bound.
+constexpr std::size_t kMaxConsumerStreams = 256;
+
 struct GpuContext::Impl {
     vk::Instance instance;
     vk::Device device;
     cuda::CudaDevice cuda;
-    VkSemaphore timeline = VK_NULL_HANDLE;
+    VkSemaphore timeline = VK_NULL_HANDLE;  // signalled by the queue only
     cuda::ImportedTimeline cuda_timeline;
+    std::vector<ConsumerTimeline> consumers;  // CUDA export: one per consumer stream
     vk::CommandRing ring;
     std::mutex submit_mutex;
     std::uint64_t last_value = 0;  // highest timeline value any submission signals
 
     void create(const Config& config);
     void destroy() noexcept;
+    ConsumerTimeline& consumer(cuda::CUstream stream);
 
     // Orders one submission: it waits until the consumer stream has read the previous
     // results (CUDA export) and signals the next timeline value, which the stream then
@@ -83,18 +100,36 @@ struct GpuContext::Impl {
     template <typename Submit>
     std::uint64_t ordered_submit(std::uintptr_t cuda_stream, Submit&& submit) {
         const bool cuda_export = cuda.ordinal >= 0;
-        vk::SubmitOrder order{.timeline = timeline};
+        vk::SubmitOrder order{.timeline = timeline, .signal_value = ++last_value};
         const auto stream = reinterpret_cast<cuda::CUstream>(cuda_stream);
         if (cuda_export) {
-            order.wait_value = ++last_value;
-            cuda::signal_on_stream(cuda, cuda_timeline, order.wait_value, stream);
+            ConsumerTimeline& reads_done = consumer(stream);
+            order.wait_semaphore = reads_done.semaphore;
+            order.wait_value = ++reads_done.last_value;
+            cuda::signal_on_stream(cuda, reads_done.imported, order.wait_value, stream);
         }
-        order.signal_value = ++last_value;
         submit(order);
         if (cuda_export) cuda::wait_on_stream(cuda, cuda_timeline, order.signal_value, stream);
         return order.signal_value;
     }
 };
+
+ConsumerTimeline& GpuContext::Impl::consumer(cuda::CUstream stream) {
+    for (ConsumerTimeline& known : consumers)
+        if (known.stream == stream) return known;
+    BATCHSIM_CHECK(consumers.size() < kMaxConsumerStreams, InvalidArgument,
+                   str("results of one GPU context were handed to more than ", kMaxConsumerStreams,
+                       " CUDA streams; reuse streams (a stream pool)"));
+    ConsumerTimeline added{.stream = stream,
+                           .semaphore = vk::create_timeline_semaphore(device, true)};
+    try {
+        added.imported = cuda::import_timeline(cuda, device, added.semaphore);
+    } catch (...) {
+        vk::destroy_semaphore(device, added.semaphore);
+        throw;
+    }
+    return consumers.emplace_back(added);
+}
 
 void GpuContext::Impl::create(const Config& config) {
     const std::string selector = resolve_cuda_selector(effective_selector(config.device));
@@ -114,12 +149,18 @@ void GpuContext::Impl::create(const Config& config) {
 }
 
 void GpuContext::Impl::destroy() noexcept {
-    if (device.handle != VK_NULL_HANDLE) vkDeviceWaitIdle(device.handle);
+    if (device.handle != VK_NULL_HANDLE) {
+        const std::lock_guard lock(*device.queue_mutex);
+        vkDeviceWaitIdle(device.handle);
+    }
     cuda::release_timeline(cuda, cuda_timeline);
+    for (ConsumerTimeline& consumer : consumers) cuda::release_timeline(cuda, consumer.imported);
     cuda::close_device(cuda);
     if (device.handle != VK_NULL_HANDLE) {
         vk::destroy_command_ring(device, ring);
         vk::destroy_semaphore(device, timeline);
+        for (ConsumerTimeline& consumer : consumers)
+            vk::destroy_semaphore(device, consumer.semaphore);
     }
     vk::destroy_device(device);
     vk::destroy_instance(instance);
@@ -170,7 +211,7 @@ void GpuContext::submit(Recording& recording, std::uintptr_t cuda_stream) {
     const std::uint64_t done = s.ordered_submit(cuda_stream, [&](const vk::SubmitOrder& order) {
         vk::submit_commands(s.device, s.ring, order);
     });
-    if (!exports_cuda()) vk::wait_timeline(s.device, s.timeline, done);
+    if (!exports_cuda()) vk::wait_timeline(s.device, s.timeline, done, "a submission's work");
     recording.lock_.unlock();
 }
 
@@ -182,8 +223,8 @@ std::uint64_t GpuContext::submit_recorded(VkCommandBuffer commands, std::uintptr
     });
 }
 
-void GpuContext::wait_for(std::uint64_t value) {
-    if (value > 0) vk::wait_timeline(impl_->device, impl_->timeline, value);
+void GpuContext::wait_for(std::uint64_t value, std::string_view what) {
+    if (value > 0) vk::wait_timeline(impl_->device, impl_->timeline, value, what);
 }
 
 void GpuContext::make_visible(std::uintptr_t cuda_stream) {
@@ -195,7 +236,9 @@ void GpuContext::make_visible(std::uintptr_t cuda_stream) {
 
 void GpuContext::wait_idle() {
     std::lock_guard lock(impl_->submit_mutex);
-    if (impl_->last_value > 0) vk::wait_timeline(impl_->device, impl_->timeline, impl_->last_value);
+    if (impl_->last_value > 0)
+        vk::wait_timeline(impl_->device, impl_->timeline, impl_->last_value,
+                          "every submission so far");
 }
 
 }  // namespace batchsim::device

@@ -4,18 +4,23 @@
 //
 // GpuContext: the owner of one Vulkan device (and, on NVIDIA, its CUDA twin) shared by
 // every renderer, tensor and kernel of a process. It orders GPU work against its consumers
-// with one timeline semaphore:
+// with timeline semaphores:
 //
-//   CPU export:  submit signals v; the host waits for v before results are read.
-//   CUDA export: the consumer stream signals v (its reads of the last results are done),
-//                the submission waits for v and signals v+1, and the stream waits for v+1
-//                before anything enqueued after it runs. Nobody blocks on the host.
+//   CPU export:  submit signals v on the context's timeline; the host waits for v before
+//                results are read.
+//   CUDA export: the consumer stream signals u on a timeline of its own (its reads of the
+//                last results are done), the submission waits for u and signals v, and the
+//                stream waits for v before anything enqueued after it runs. Nobody blocks on
+//                the host. Only the queue signals the context's timeline, and each stream
+//                only its own, so every timeline rises in order however many Simulators
+//                and streams share the context.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <vulkan/vulkan_core.h>
@@ -74,8 +79,9 @@ public:
     // like submit(). Returns the timeline value that marks it done; with CPU export it does
     // not wait: call wait_for(value) before reading what it wrote.
     std::uint64_t submit_recorded(VkCommandBuffer commands, std::uintptr_t cuda_stream);
-    // Blocks until the submission that returned `value` has finished on the GPU.
-    void wait_for(std::uint64_t value);
+    // Blocks until the submission that returned `value` has finished on the GPU; `what` it
+    // is names it in the timeout error.
+    void wait_for(std::uint64_t value, std::string_view what);
     // Makes the latest submission's results visible to work enqueued on `cuda_stream`.
     void make_visible(std::uintptr_t cuda_stream);
     // Blocks until every submission so far has finished on the GPU.

@@ -293,14 +293,15 @@ void BatchRenderer::submit(std::uint32_t batch, std::span<const gpu::CameraPose>
                            poses[i].resident_scene, "; there are ", s.scenes.size()));
     if (!s.recorded) s.record_all();
     Batch& target = s.batch(batch);
-    s.context->wait_for(target.done_at);  // its command buffer and staged poses are free
+    // Its command buffer and staged poses are free once its last render is done.
+    s.context->wait_for(target.done_at, "the last render of the batch");
     auto* staged = static_cast<gpu::CameraPose*>(s.staged_poses.mapped) + range.first;
     std::copy(poses.begin(), poses.end(), staged);
     target.done_at = s.context->submit_recorded(target.commands, cuda_stream);
 }
 
 void BatchRenderer::wait(std::uint32_t batch) {
-    impl_->context->wait_for(impl_->batch(batch).done_at);
+    impl_->context->wait_for(impl_->batch(batch).done_at, "the batch's render");
 }
 
 std::optional<PassTimes> BatchRenderer::pass_times(std::uint32_t batch) const {

@@ -25,6 +25,8 @@ namespace batchsim::sim {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// A scene still not read after this long is a hang (a stuck file system, say), not a load.
+constexpr std::chrono::seconds kLoadWaitTimeout{600};
 
 // Bytes per read() when unthrottled: large enough to cost nothing, small enough that a
 // stopping loader notices within a few milliseconds.
@@ -292,7 +294,11 @@ std::shared_ptr<const ResidentScene> SceneLoader::wait(const Ticket& ticket) {
     if (!ticket->done) {
         state_->hurry_up_to(*ticket);
         const Clock::time_point start = Clock::now();
-        state_->finished.wait(lock, [&] { return ticket->done; });
+        const bool done =
+            state_->finished.wait_for(lock, kLoadWaitTimeout, [&] { return ticket->done; });
+        BATCHSIM_CHECK(done, Timeout,
+                       str("waited ", kLoadWaitTimeout.count(), " s for scene '",
+                           ticket->path.string(), "' to load; the loader never finished it"));
         state_->stats.stalls += 1;
         state_->stats.stall_seconds += std::chrono::duration<double>(Clock::now() - start).count();
     }

@@ -31,7 +31,8 @@ void destroy_command_ring(const Device& device, CommandRing& ring) {
 
 VkCommandBuffer begin_commands(const Device& device, CommandRing& ring, VkSemaphore timeline) {
     const std::uint32_t slot = ring.next;
-    if (ring.done_at[slot] > 0) wait_timeline(device, timeline, ring.done_at[slot]);
+    if (ring.done_at[slot] > 0)
+        wait_timeline(device, timeline, ring.done_at[slot], "a command buffer's last submission");
     VkCommandBuffer buffer = ring.buffers[slot];
     VK_CHECK(vkResetCommandBuffer(buffer, 0));
     VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -51,6 +52,8 @@ void submit_commands(const Device& device, CommandRing& ring, const SubmitOrder&
 
 void submit_buffer(const Device& device, VkCommandBuffer buffer, const SubmitOrder& order) {
     const bool waits = order.wait_value > 0;
+    BATCHSIM_CHECK(!waits || order.wait_semaphore != VK_NULL_HANDLE, Internal,
+                   "a submission waits for a value but names no semaphore");
     VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
     timeline.waitSemaphoreValueCount = waits ? 1 : 0;
     timeline.pWaitSemaphoreValues = &order.wait_value;
@@ -60,12 +63,13 @@ void submit_buffer(const Device& device, VkCommandBuffer buffer, const SubmitOrd
     const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     VkSubmitInfo info{VK_STRUCTURE_TYPE_SUBMIT_INFO, &timeline};
     info.waitSemaphoreCount = waits ? 1 : 0;
-    info.pWaitSemaphores = &order.timeline;
+    info.pWaitSemaphores = &order.wait_semaphore;
     info.pWaitDstStageMask = &wait_stage;
     info.commandBufferCount = 1;
     info.pCommandBuffers = &buffer;
     info.signalSemaphoreCount = 1;
     info.pSignalSemaphores = &order.timeline;
+    const std::lock_guard lock(*device.queue_mutex);
     VK_CHECK(vkQueueSubmit(device.queue, 1, &info, VK_NULL_HANDLE));
 }
 

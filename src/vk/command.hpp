@@ -19,11 +19,14 @@ struct CommandRing {
     std::uint32_t current = 0;
 };
 
-// The timeline value a submission waits for before it starts (0: none) and signals at end.
+// What a submission waits for before it starts (wait_value 0: nothing) and the timeline
+// value it signals at its end. The two are separate semaphores: only the queue signals
+// `timeline`, so its values rise in submission order.
 struct SubmitOrder {
     VkSemaphore timeline = VK_NULL_HANDLE;
-    std::uint64_t wait_value = 0;
     std::uint64_t signal_value = 0;
+    VkSemaphore wait_semaphore = VK_NULL_HANDLE;
+    std::uint64_t wait_value = 0;
 };
 
 CommandRing create_command_ring(const Device& device, std::uint32_t size);

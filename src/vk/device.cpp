@@ -234,6 +234,7 @@ Device create_device(const PhysicalDeviceInfo& physical, const DeviceConfig& con
 
 void destroy_device(Device& device) {
     if (device.handle != VK_NULL_HANDLE) {
+        const std::lock_guard lock(*device.queue_mutex);
         vkDeviceWaitIdle(device.handle);
         vkDestroyDevice(device.handle, nullptr);
     }

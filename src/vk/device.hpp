@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -59,6 +61,11 @@ struct Device {
     VkQueue transfer_queue = VK_NULL_HANDLE;
     std::uint32_t transfer_family = 0;
     bool external_interop = false;
+    // Held around every vkQueueSubmit and wait-idle on either queue: Vulkan wants a queue used
+    // from one thread at a time, and renderers, uploads and Simulators on one context submit
+    // from threads of their own (unsynchronised submits lost the device on an H100). Shared by
+    // the struct's copies.
+    std::shared_ptr<std::mutex> queue_mutex = std::make_shared<std::mutex>();
     DeviceFeatures features;
     DeviceFunctions functions;
     VkPhysicalDeviceMemoryProperties memory_properties{};

@@ -25,7 +25,8 @@ void destroy_semaphore(const Device& device, VkSemaphore& semaphore) {
     semaphore = VK_NULL_HANDLE;
 }
 
-void wait_timeline(const Device& device, VkSemaphore semaphore, std::uint64_t value) {
+void wait_timeline(const Device& device, VkSemaphore semaphore, std::uint64_t value,
+                   std::string_view what) {
     VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
     info.semaphoreCount = 1;
     info.pSemaphores = &semaphore;
@@ -34,9 +35,10 @@ void wait_timeline(const Device& device, VkSemaphore semaphore, std::uint64_t va
         std::chrono::duration_cast<std::chrono::nanoseconds>(kHostWaitTimeout).count();
     const VkResult result =
         vkWaitSemaphores(device.handle, &info, static_cast<std::uint64_t>(timeout));
-    BATCHSIM_CHECK(result != VK_TIMEOUT, Vulkan,
-                   str("GPU work did not finish within ", kHostWaitTimeout.count(),
-                       " s (timeline value ", value, " never signalled)"));
+    BATCHSIM_CHECK(result != VK_TIMEOUT, Timeout,
+                   str("waited ", kHostWaitTimeout.count(), " s for ", what,
+                       " on the GPU; it never finished (timeline value ", value,
+                       " never signalled): the GPU or a CUDA stream it waits for is stuck"));
     VK_CHECK(result);
 }
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string_view>
 
 #include <vulkan/vulkan_core.h>
 
@@ -20,8 +21,10 @@ inline constexpr std::chrono::seconds kHostWaitTimeout{120};
 VkSemaphore create_timeline_semaphore(const Device& device, bool exportable);
 void destroy_semaphore(const Device& device, VkSemaphore& semaphore);
 
-// Blocks until the semaphore reaches `value`; throws Error(Vulkan) after kHostWaitTimeout.
-void wait_timeline(const Device& device, VkSemaphore semaphore, std::uint64_t value);
+// Blocks until the semaphore reaches `value`; after kHostWaitTimeout throws Error(Timeout)
+// naming `what` was waited for (the GPU work that never finished).
+void wait_timeline(const Device& device, VkSemaphore semaphore, std::uint64_t value,
+                   std::string_view what);
 
 // A global memory barrier between two passes recorded into one command buffer.
 void record_memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage,

@@ -37,7 +37,7 @@ VkCommandBuffer begin(const Device& device, VkCommandPool pool, VkCommandBuffer 
 
 // Ends `commands` and submits it to `queue` after the uploader's previous submission,
 // signalling the next timeline value.
-void submit(Uploader& uploader, VkQueue queue, VkCommandBuffer commands) {
+void submit(const Device& device, Uploader& uploader, VkQueue queue, VkCommandBuffer commands) {
     VK_CHECK(vkEndCommandBuffer(commands));
     const std::uint64_t wait_value = uploader.last_value;
     const std::uint64_t signal_value = uploader.last_value + 1;
@@ -55,7 +55,10 @@ void submit(Uploader& uploader, VkQueue queue, VkCommandBuffer commands) {
     info.pCommandBuffers = &commands;
     info.signalSemaphoreCount = 1;
     info.pSignalSemaphores = &uploader.timeline;
-    VK_CHECK(vkQueueSubmit(queue, 1, &info, VK_NULL_HANDLE));
+    {
+        const std::lock_guard lock(*device.queue_mutex);
+        VK_CHECK(vkQueueSubmit(queue, 1, &info, VK_NULL_HANDLE));
+    }
     uploader.last_value = signal_value;
 }
 
@@ -71,16 +74,17 @@ VkCommandBuffer begin_pass(const Device& device, Uploader& uploader, bool on_tra
 void finish_pass(const Device& device, Uploader& uploader, bool on_transfer,
                  const std::function<void(VkCommandBuffer)>& acquire) {
     if (on_transfer) {
-        submit(uploader, device.transfer_queue, uploader.transfer_commands);
+        submit(device, uploader, device.transfer_queue, uploader.transfer_commands);
     } else {
-        submit(uploader, device.queue, uploader.main_commands);
+        submit(device, uploader, device.queue, uploader.main_commands);
     }
     if (acquire) {
         VkCommandBuffer commands = begin(device, uploader.main_pool, uploader.main_commands);
         acquire(commands);
-        submit(uploader, device.queue, commands);
+        submit(device, uploader, device.queue, commands);
     }
-    wait_timeline(device, uploader.timeline, uploader.last_value);
+    wait_timeline(device, uploader.timeline, uploader.last_value,
+                  "an upload (scene or texture data)");
 }
 
 TexelBlock texel_block(VkFormat format) {

@@ -54,3 +54,23 @@ TEST_CASE("BackgroundTask's destructor waits for a running task", "[background_t
     }
     CHECK(finished.load());
 }
+
+TEST_CASE("BackgroundTask's wait times out on a stuck task, which stays pending",
+          "[background_task]") {
+    std::atomic<bool> release{false};
+    BackgroundTask task;
+    task.start([&] {
+        while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    try {
+        task.wait(std::chrono::seconds(1));
+        FAIL("wait() returned while the task was stuck");
+    } catch (const batchsim::Error& error) {
+        CHECK(error.kind() == batchsim::Error::Kind::Timeout);
+        CHECK_THAT(error.what(), Catch::Contains("background step"));
+    }
+    CHECK(task.pending());
+    release = true;
+    task.wait();  // the task now finishes, and the wait with it
+    CHECK_FALSE(task.pending());
+}

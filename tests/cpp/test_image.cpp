@@ -109,7 +109,7 @@ TEST_CASE_METHOD(Fixture, "image barriers record layout transitions", "[image]")
                           .dst_stage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                           .dst_access = VK_ACCESS_2_SHADER_READ_BIT});
     submit_commands(device, ring, {.timeline = timeline, .signal_value = 1});
-    wait_timeline(device, timeline, 1);
+    wait_timeline(device, timeline, 1, "the test's copy");
     destroy_semaphore(device, timeline);
     destroy_command_ring(device, ring);
     destroy_image(device, image);

@@ -15,6 +15,7 @@ from batchsim import _core
         ("MissingFileError", FileNotFoundError),
         ("FileIoError", OSError),
         ("FormatError", ValueError),
+        ("WaitTimeoutError", TimeoutError),
         ("Error", RuntimeError),
     ],
 )
