@@ -319,9 +319,8 @@ def make_env_halves(
     dataset, num_envs: int, *, seed: int = 0, **options: Any
 ) -> tuple[BatchNavEnv, BatchNavEnv]:
     """Two BatchNavEnv of num_envs / 2 environments for double-buffered stepping (module
-    docstring); the second half's seed is seed + 1. Each half makes its own context on
-    ``device=`` unless ``context=`` names one for both: two large simulators stepping at once
-    on one CUDA-export context deadlocked on the H200 (docs/env.md)."""
+    docstring); the second half's seed is seed + 1. Each half makes its own context (and so
+    its own Vulkan queue) on ``device=`` unless ``context=`` names one for both."""
     if num_envs < 2 or num_envs % 2:
         raise ValueError(f"num_envs: expected an even number >= 2, got {num_envs}")
     return tuple(

@@ -232,8 +232,7 @@ def test_repr_and_render(dataset, shared_context):
 
 def test_halves_have_their_own_contexts_and_step_in_turn(dataset):
     halves = batchsim.make_env_halves(dataset, 4, device="cpu", resolution=(8, 8))
-    # One context per half: two simulators stepping at once on a shared CUDA-export context
-    # deadlocked on the H200 (docs/train.md).
+    # One context per half (its own queue) unless context= names one (docs/env.md).
     assert halves[0].sim.context is not halves[1].sim.context
     obs = [env.reset(seed=0)[0] for env in halves]
     halves[0].step_async(np.full(2, FORWARD))
