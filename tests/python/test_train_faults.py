@@ -152,7 +152,7 @@ def kill_once(rng: random.Random, args: list[str]) -> tuple[str, list[str]]:
 
 
 def test_sigkill_at_random_moments_never_loses_the_run(split, tmp_path):
-    updates = 12  # more than the kills' progress: each makes at most about one update
+    updates = max(12, KILLS)  # more than the kills move on: one update or none each
     reference = launch([*DEMO, *overrides(split, tmp_path / "reference", updates)])
     log_dir = tmp_path / "killed"
     args = [*DEMO, "--resume", *overrides(split, log_dir, updates)]
