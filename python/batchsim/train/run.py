@@ -143,7 +143,8 @@ def _drop_rows_after(path: Path, updates: int) -> None:
     if not rows:  # not even the header: the next row writes it again
         path.unlink()
         return
-    kept = [row for row in rows[1:] if len(row) == len(rows[0]) and int(row[0]) <= updates]
+    width = len(rows[0])
+    kept = [r for r in rows[1:] if len(r) == width and r[0].isdigit() and int(r[0]) <= updates]
     if len(kept) == len(rows) - 1 and complete == text:
         return
     out = io.StringIO()
