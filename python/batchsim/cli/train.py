@@ -1,9 +1,13 @@
 """`batchsim train`: large-batch PPO from a preset, a JSON config and KEY=VALUE overrides
-(batchsim.train.run drives the Trainer, logs and checkpoints)."""
+(batchsim.train.run drives the Trainer, logs and checkpoints). SIGINT or SIGTERM stops it
+after the current update with a checkpoint and the command that resumes; a second one ends
+it at once."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 
 
@@ -45,10 +49,17 @@ def _train(args: argparse.Namespace) -> int:
     from batchsim.train import distributed
 
     trainer = train(
-        config, show_progress=not args.quiet, resume=args.resume, time_limit_s=args.time_limit
+        config,
+        show_progress=not args.quiet,
+        resume=args.resume,
+        time_limit_s=args.time_limit,
+        second_signal="exit",
     )
     if trainer.rank == 0:
         _print_summary(trainer, config.log_dir)
+        if trainer.stop_signal is not None:
+            launcher = " (under the same launcher, e.g. torchrun)" if trainer.world > 1 else ""
+            print(f"resume with{launcher}: {resume_command(args)}")
     trainer.close()
     distributed.shutdown()
     return 0
@@ -66,3 +77,19 @@ def _print_summary(trainer, log_dir: str) -> None:
         )
     )
     print(f"logs and checkpoint: {log_dir}")
+
+
+def resume_command(args: argparse.Namespace) -> str:
+    """The shell command that resumes this run: its own arguments plus --resume, run as it
+    was (`python -m batchsim` or the `batchsim` script) from this folder."""
+    as_module = sys.argv[0].endswith("__main__.py")
+    words = [sys.executable, "-m", "batchsim"] if as_module else ["batchsim"]
+    words += ["train", "--preset", args.preset]
+    if args.config:
+        words += ["--config", args.config]
+    if args.quiet:
+        words.append("--quiet")
+    if args.time_limit is not None:
+        words += ["--time-limit", str(args.time_limit)]
+    words += ["--resume", *args.overrides]
+    return f"cd {shlex.quote(os.getcwd())} && {shlex.join(words)}"

@@ -1,15 +1,16 @@
 """Checkpoints: everything a run needs to continue exactly (policy, optimizer, counters, the
-random generators, the running episode metrics) plus its config, written atomically."""
+random generators, the running episode metrics) plus its config, written atomically: a
+kill at any moment leaves the previous checkpoint loadable."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 from pathlib import Path
 
 import torch
 
+from batchsim._files import write_atomically
 from batchsim.train.config import TrainConfig
 from batchsim.train.models import Policy, input_channels
 
@@ -17,12 +18,8 @@ CHECKPOINT = "checkpoint.pt"
 
 
 def write_checkpoint(state: dict, path: str | os.PathLike) -> None:
-    """torch.save to a temporary file in the same folder, then an atomic rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as tmp:
-        torch.save(state, tmp)
-    os.replace(tmp.name, path)
+    """torch.save to a temporary file in the same folder, fsync, then an atomic rename."""
+    write_atomically(path, lambda f: torch.save(state, f))
 
 
 def read_checkpoint(path: str | os.PathLike) -> dict:

@@ -2,20 +2,27 @@
 success, SPL). Rank 0 writes every update's statistics to <log_dir>/metrics.csv and to
 TensorBoard (charts/, losses/, perf/), validation results to <log_dir>/val.csv, and
 checkpoints to <log_dir>/checkpoint.pt (atomically; each at a segment start, so that
-`resume=True` continues exactly)."""
+`resume=True` continues exactly). SIGINT or SIGTERM stops it after the current update with
+a checkpoint (batchsim.train.signals). A resume first drops the log rows of updates after
+its checkpoint, so that a killed run's logs carry on without repeats."""
 
 from __future__ import annotations
 
 import csv
 import dataclasses
+import io
+import signal
+import sys
 import time
 import warnings
 from pathlib import Path
 
+from batchsim._files import remove_stale_temporaries, write_bytes_atomically
 from batchsim._progress import progress_bar
 from batchsim.train import distributed
 from batchsim.train.checkpoint import CHECKPOINT, read_checkpoint, write_checkpoint
 from batchsim.train.config import TrainConfig
+from batchsim.train.signals import StopOnSignals, announce
 from batchsim.train.trainer import Trainer
 
 CHARTS = ("success", "spl", "episodes", "stop_fraction", "lr", "scene_loads")
@@ -36,7 +43,7 @@ def _append_row(path: Path, columns, row: dict) -> None:
 class RunLog:
     """metrics.csv plus TensorBoard when the tensorboard package is installed."""
 
-    def __init__(self, log_dir: Path, enabled: bool):
+    def __init__(self, log_dir: Path, enabled: bool, resumed_frames: int | None = None):
         self.log_dir, self.enabled, self.writer = log_dir, enabled, None
         if not enabled:
             return
@@ -49,7 +56,9 @@ class RunLog:
                 stacklevel=2,
             )
         else:
-            self.writer = SummaryWriter(str(log_dir))
+            # A resume hides the events that a killed run logged after its checkpoint.
+            purge = None if resumed_frames is None else resumed_frames + 1
+            self.writer = SummaryWriter(str(log_dir), purge_step=purge)
 
     def update(self, row: dict) -> None:
         if not self.enabled:
@@ -80,7 +89,9 @@ def save(trainer: Trainer, path: Path) -> None:
     trainer.begin_segment()
     state = trainer.state_dict() | {"config": dataclasses.asdict(trainer.config)}
     if trainer.rank == 0:
+        announce("checkpoint", trainer.updates)
         write_checkpoint(state, path)
+        announce("checkpoint-written", trainer.updates)
 
 
 def _validate(trainer: Trainer, log: RunLog) -> None:
@@ -108,6 +119,12 @@ def _agreed_time_up(started: float, limit_s: float) -> bool:
     return distributed.gather(time.perf_counter() - started >= limit_s)[0]
 
 
+def _agreed_stop(stop: StopOnSignals) -> bool:
+    """Whether any rank got a stop signal; every rank gets the answer, so all stop at the
+    same update."""
+    return any(distributed.gather(stop.signal is not None))
+
+
 def _clear_logs(log_dir: Path) -> None:
     """A fresh run starts fresh logs (a resumed one appends to its own)."""
     for pattern in ("metrics.csv", "val.csv", "eval.json", "events.out.tfevents.*"):
@@ -115,15 +132,59 @@ def _clear_logs(log_dir: Path) -> None:
             path.unlink()
 
 
+def _drop_rows_after(path: Path, updates: int) -> None:
+    """Keeps the header and the complete rows of updates up to `updates`: a killed run may
+    have logged updates past its checkpoint, or half a row."""
+    if not path.exists():
+        return
+    text = path.read_text()
+    complete = text[: text.rfind("\n") + 1]  # without a half-written last line
+    rows = list(csv.reader(io.StringIO(complete, newline="")))
+    if not rows:  # not even the header: the next row writes it again
+        path.unlink()
+        return
+    width = len(rows[0])
+    kept = [r for r in rows[1:] if len(r) == width and r[0].isdigit() and int(r[0]) <= updates]
+    if len(kept) == len(rows) - 1 and complete == text:
+        return
+    out = io.StringIO()
+    csv.writer(out).writerows(rows[:1] + kept)
+    write_bytes_atomically(path, out.getvalue().encode())
+
+
+def _prepare_log_dir(log_dir: Path, checkpoint: dict | None) -> None:
+    """Rank 0, before training: clears a killed writer's temporary checkpoint; a fresh run
+    clears the logs, a resumed one drops what was logged after its checkpoint."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(log_dir / CHECKPOINT)
+    if checkpoint is None:
+        _clear_logs(log_dir)
+        return
+    for name in ("metrics.csv", "val.csv"):
+        _drop_rows_after(log_dir / name, checkpoint["updates"])
+
+
 def train(
     config: TrainConfig,
     show_progress: bool = True,
     resume: bool = False,
     time_limit_s: float | None = None,
+    stop_on_signals: bool = True,
+    second_signal: str = "previous",
 ) -> Trainer:
-    """Trains until total_frames, or (`time_limit_s`) until the first update that ends past
-    that many seconds after this call began; either way the last checkpoint is written, so
-    `resume=True` continues exactly."""
+    """Trains until total_frames, until (`time_limit_s`) the first update that ends past
+    that many seconds after this call began, or (`stop_on_signals`, main thread only) until
+    the update during which SIGINT or SIGTERM arrived; each way the last checkpoint is
+    written, so `resume=True` continues exactly, and `trainer.stop_signal` says which signal
+    stopped it (None: none did). A second signal is not caught (batchsim.train.signals:
+    `second_signal` "previous" or "exit"); the previous handlers are back on return."""
+    with StopOnSignals(stop_on_signals, second_signal) as stop:
+        trainer = _train(config, show_progress, resume, time_limit_s, stop)
+    trainer.stop_signal = stop.signal
+    return trainer
+
+
+def _train(config, show_progress, resume, time_limit_s, stop: StopOnSignals) -> Trainer:
     started = time.perf_counter()
     log_dir = Path(config.log_dir)
     path = log_dir / CHECKPOINT
@@ -133,10 +194,9 @@ def train(
     trainer = Trainer(config, checkpoint)
     main_rank = trainer.rank == 0
     if main_rank:
-        log_dir.mkdir(parents=True, exist_ok=True)
-        if checkpoint is None:
-            _clear_logs(log_dir)
-    log = RunLog(log_dir, enabled=main_rank)
+        _prepare_log_dir(log_dir, checkpoint)
+    resumed_frames = None if checkpoint is None else checkpoint["frames"]
+    log = RunLog(log_dir, enabled=main_rank, resumed_frames=resumed_frames)
     bar = progress_bar(
         total=trainer.total_updates * config.frames_per_update * trainer.world,
         unit="frame",
@@ -144,7 +204,8 @@ def train(
         disable=not (show_progress and main_rank),
     )
     bar.update(trainer.frames)
-    while trainer.updates < trainer.total_updates:
+    saved_at = None if checkpoint is None else trainer.updates
+    while trainer.updates < trainer.total_updates and not _agreed_stop(stop):
         stats = trainer.train_step()
         log.update(
             {"update": trainer.updates, "frames": trainer.frames, "wall_s": trainer.wall_s} | stats
@@ -158,10 +219,23 @@ def train(
             _validate(trainer, log)
         if config.checkpoint_every and trainer.updates % config.checkpoint_every == 0:
             save(trainer, path)
+            saved_at = trainer.updates
         if time_limit_s is not None and _agreed_time_up(started, time_limit_s):
             break
     bar.close()
-    save(trainer, path)
+    if saved_at != trainer.updates:
+        save(trainer, path)
+    if stop.signal is not None and main_rank:
+        _say_stopped(stop.signal, trainer, path)
     log.close()
     distributed.barrier()
     return trainer
+
+
+def _say_stopped(number: int, trainer: Trainer, path: Path) -> None:
+    name = signal.Signals(number).name
+    print(
+        f"batchsim train: stopped by {name} after update {trainer.updates} of "
+        f"{trainer.total_updates}; checkpoint {path} (resume=True or --resume continues)",
+        file=sys.stderr,
+    )

@@ -35,6 +35,7 @@ from batchsim.train.models import NO_ACTION, Policy, input_channels
 from batchsim.train.overlap import ActingCopy, BackgroundUpdate, update_generator
 from batchsim.train.ppo import PPOSettings, update
 from batchsim.train.schedule import lr_factor, scaled_lr
+from batchsim.train.signals import announce
 from batchsim.train.storage import RolloutStorage
 
 
@@ -110,6 +111,7 @@ class Trainer:
         self.scene_loads = 0  # scenes this rank's simulators loaded, over resumes
         self._loads_counted = 0  # of those, the ones today's simulators loaded
         self.episodes = collections.deque(maxlen=max(100, config.num_envs))
+        self.stop_signal: int | None = None  # set by batchsim.train.run.train
         if checkpoint is not None:
             self.load_state(checkpoint)
         self.begin_segment()
@@ -288,8 +290,7 @@ class Trainer:
         self.stop_fraction = float((storage.actions == 0).float().mean())
 
     def _record_episodes(self, env: BatchNavEnv) -> None:
-        """The measures of the episodes that ended, from the simulator's host arrays (no
-        device round trip)."""
+        """Success and SPL of the episodes that ended, from the simulator's host arrays."""
         out = env.sim.outputs
         done = np.flatnonzero(out.terminated | out.truncated)
         self.episodes.extend(zip(out.success[done].tolist(), out.spl[done].tolist(), strict=True))
@@ -322,12 +323,14 @@ class Trainer:
         return distributed.aggregate(stats, self.episode_metrics(), self.device)
 
     def _collect(self) -> None:
+        announce("rollout", self.updates + 1)  # fault-injection tests only
         started = time.perf_counter()
         self.collect()
         self.timing["collect_s"] += time.perf_counter() - started
 
     def _update(self, storage: RolloutStorage) -> dict[str, float]:
         """One PPO update on `storage`, its duration as update_s."""
+        announce("update", self.updates + 1)
         started = time.perf_counter()
         stats = update(
             self.trained_policy,
@@ -365,9 +368,8 @@ class Trainer:
         return stats, rollouts
 
     def drain(self) -> None:
-        """Trains on the rollout collected but not yet trained on (overlap_update), so that
-        nothing is pending when a segment starts or a checkpoint is taken. It counts as an
-        update; its statistics are not logged."""
+        """Trains on the rollout not yet trained on (overlap_update), so that nothing is
+        pending at a segment start or checkpoint: an update whose statistics go unlogged."""
         if self.untrained is None:
             return
         self._update(self.untrained)
