@@ -17,6 +17,7 @@ from batchsim.errors import (
     FormatError,
     InvalidArgumentError,
     MissingFileError,
+    SceneCheckError,
     UnsupportedError,
     VulkanError,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "RenderOptions",
     "RendererConfig",
     "Scene",
+    "SceneCheckError",
     "SensorNoise",
     "SimConfig",
     "SimOutputs",

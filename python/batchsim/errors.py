@@ -44,6 +44,15 @@ class FormatError(Error, ValueError):
     degenerate geometry; values that are not finite."""
 
 
+class SceneCheckError(Error, ValueError):
+    """Scenes of a dataset failed the check before a run; ``problems`` lists every bad
+    scene as (scene_id, path, reason), all at once."""
+
+    def __init__(self, message: str, problems: list | None = None):
+        super().__init__(message)
+        self.problems = list(problems or [])
+
+
 __all__ = [
     "CudaError",
     "DeviceNotFoundError",
@@ -52,6 +61,7 @@ __all__ = [
     "FormatError",
     "InvalidArgumentError",
     "MissingFileError",
+    "SceneCheckError",
     "UnsupportedError",
     "VulkanError",
 ]

@@ -29,6 +29,11 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         help="stop after the first update past this many seconds of this process's training, "
         "with a checkpoint to --resume from (for machines lent for a fixed time)",
     )
+    cmd.add_argument(
+        "--skip-scene-check",
+        action="store_true",
+        help="do not check every scene of the splits before training (see docs/datasets.md)",
+    )
     cmd.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
     cmd.set_defaults(handler=_train)
 
@@ -45,7 +50,11 @@ def _train(args: argparse.Namespace) -> int:
     from batchsim.train import distributed
 
     trainer = train(
-        config, show_progress=not args.quiet, resume=args.resume, time_limit_s=args.time_limit
+        config,
+        show_progress=not args.quiet,
+        resume=args.resume,
+        time_limit_s=args.time_limit,
+        check_scenes=not args.skip_scene_check,
     )
     if trainer.rank == 0:
         _print_summary(trainer, config.log_dir)

@@ -13,8 +13,15 @@ import warnings
 from pathlib import Path
 
 from batchsim._progress import progress_bar
+from batchsim.datasets import scene_check
 from batchsim.train import distributed
-from batchsim.train.checkpoint import CHECKPOINT, read_checkpoint, write_checkpoint
+from batchsim.train.checkpoint import (
+    CHECKPOINT,
+    check_compatible,
+    config_of,
+    read_checkpoint,
+    write_checkpoint,
+)
 from batchsim.train.config import TrainConfig
 from batchsim.train.trainer import Trainer
 
@@ -108,6 +115,14 @@ def _agreed_time_up(started: float, limit_s: float) -> bool:
     return distributed.gather(time.perf_counter() - started >= limit_s)[0]
 
 
+def check_splits(config: TrainConfig, show_progress: bool = True) -> None:
+    """SceneCheckError listing every scene of the training split (and of val_dataset when
+    validating) that the simulators could not load."""
+    splits = [config.dataset] + ([config.val_dataset] if config.eval_every else [])
+    for split in dict.fromkeys(splits):
+        scene_check.check_scenes(config.load_split(split), show_progress=show_progress)
+
+
 def _clear_logs(log_dir: Path) -> None:
     """A fresh run starts fresh logs (a resumed one appends to its own)."""
     for pattern in ("metrics.csv", "val.csv", "eval.json", "events.out.tfevents.*"):
@@ -120,16 +135,23 @@ def train(
     show_progress: bool = True,
     resume: bool = False,
     time_limit_s: float | None = None,
+    check_scenes: bool = True,
 ) -> Trainer:
     """Trains until total_frames, or (`time_limit_s`) until the first update that ends past
     that many seconds after this call began; either way the last checkpoint is written, so
-    `resume=True` continues exactly."""
+    `resume=True` continues exactly. Before anything is built, a resumed checkpoint must fit
+    the config (check_compatible) and, with `check_scenes`, every scene of the splits it will
+    load must pass the loader's checks (check_splits)."""
     started = time.perf_counter()
     log_dir = Path(config.log_dir)
     path = log_dir / CHECKPOINT
     checkpoint = distributed.from_rank_zero(
         lambda: read_checkpoint(path) if resume and path.exists() else None, config.device
     )
+    if checkpoint is not None:
+        check_compatible(config_of(checkpoint), config, f"checkpoint {path}")
+    if check_scenes:
+        check_splits(config, show_progress)
     trainer = Trainer(config, checkpoint)
     main_rank = trainer.rank == 0
     if main_rank:
