@@ -6,9 +6,11 @@
 // pixel), their final-view twins, the raster backend's render targets and two camera poses.
 // Fixed device memory: the resident scenes, 2 places per slot (a slot's current scene and
 // the next one loading), estimated as the largest scene files of the dataset (the file holds
-// what the GPU copy holds, plus the navmesh). Host memory: the same scenes as the loader
-// holds them (file bytes, an upper bound), one file's upload staging, and the observation
-// tensors where they are exported to the CPU.
+// what the GPU copy holds, plus the navmesh; BC1 textures decoded on a device without BC
+// grow 8x, which this does not count). Host memory: the same scenes as the loader holds them
+// (their files; Detour's navmesh copy adds a little), one file's upload staging, and the
+// observation tensors where they are exported to the CPU. An estimate to refuse the
+// impossible early, not an exact account: what it leaves out is small next to the outputs.
 #pragma once
 
 #include <cstdint>

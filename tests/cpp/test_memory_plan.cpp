@@ -13,6 +13,7 @@ using namespace batchsim::env;
 namespace {
 
 constexpr std::uint64_t kPose = sizeof(gpu::CameraPose);
+constexpr std::uint64_t kPixels = std::uint64_t{64} * 64;  // depth_64()'s views
 const std::vector<std::uint64_t> kScenes{100, 300, 200};
 
 sim::SimConfig sim_config(int num_envs, int scenes_resident) {
@@ -34,10 +35,10 @@ RenderOptions depth_64() {
 TEST_CASE("estimate_memory: outputs per view, two scene places per slot", "[memory_plan]") {
     const MemoryNeeds needs =
         estimate_memory(sim_config(10, 1), depth_64(), render::Backend::Compute, true, kScenes);
-    CHECK(needs.device_per_env == 64 * 64 * 4 + 2 * kPose);
+    CHECK(needs.device_per_env == kPixels * 4 + 2 * kPose);
     CHECK(needs.scene_bytes == 300 + 200);  // the two largest files
     CHECK(needs.device_fixed == 500);
-    CHECK(needs.host_per_env == 64 * 64 * 4);  // CPU export: the outputs are host memory
+    CHECK(needs.host_per_env == kPixels * 4);  // CPU export: the outputs are host memory
     CHECK(needs.host_fixed == 500 + 300);      // plus one file's upload staging
 }
 
@@ -47,9 +48,8 @@ TEST_CASE("estimate_memory: rgb, final views and raster targets add up", "[memor
     r.final_views = true;
     const MemoryNeeds needs =
         estimate_memory(sim_config(10, 4), r, render::Backend::Raster, false, kScenes);
-    const std::uint64_t pixels = 64 * 64;
     // Outputs twice (final views), z-buffer + depth + colour targets, poses.
-    CHECK(needs.device_per_env == 2 * pixels * 8 + pixels * 12 + 2 * kPose);
+    CHECK(needs.device_per_env == 2 * kPixels * 8 + kPixels * 12 + 2 * kPose);
     CHECK(needs.host_per_env == 0);               // CUDA export: nothing on the host per env
     CHECK(needs.scene_bytes == 100 + 300 + 200);  // K = 3 scenes at most
 }

@@ -35,7 +35,8 @@ class SceneProblem:
     reason: str
 
     def __str__(self) -> str:
-        return f"{self.path or self.scene_id}: {self.reason}"
+        where = str(self.path or self.scene_id)
+        return self.reason if where in self.reason else f"{where}: {self.reason}"
 
 
 def check_scene_file(path: Path) -> str | None:
@@ -100,6 +101,6 @@ def _message(dataset: PointNavDataset, problems: list[SceneProblem]) -> str:
     tail = f"\n  ... and {more} more" if more > 0 else ""
     return (
         f"{len(problems)} of {len(dataset.scene_ids)} scenes of {dataset.path or 'the dataset'} "
-        f"cannot be loaded; fix or re-import them (or skip this check with "
-        f"--skip-scene-check / check_scenes=false):\n{listed}{tail}"
+        "cannot be loaded; fix or re-import them (--skip-scene-check, or check_scenes=False "
+        f"in Python, skips this check):\n{listed}{tail}"
     )
