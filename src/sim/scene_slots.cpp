@@ -112,7 +112,7 @@ void SceneSlots::Impl::ensure_loaded(Place& p) {
     } catch (const Error& error) {
         // The load error names the file; say when it failed and the likely cause.
         throw Error(error.kind(),
-                    str(started ? "scene swap failed: scene " : "cannot load scene ", p.scene,
+                    str(started ? "scene swap failed: " : "", "scene ", p.scene,
                         " of the dataset could not be loaded",
                         started ? " (was the file changed or deleted during the run?)" : "", ": ",
                         error.what()));
