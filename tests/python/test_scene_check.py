@@ -3,6 +3,7 @@ every bad scene listed at once before, a clear error naming the file at the swap
 
 from __future__ import annotations
 
+import os
 import shutil
 import struct
 from dataclasses import replace
@@ -47,10 +48,14 @@ def section(path: Path, kind: int) -> tuple[int, int]:
 
 
 def flip_byte(path: Path) -> None:
+    """Flips a vertex byte; the file is replaced at once (a loader reading it meanwhile reads
+    the old one whole), as an editor or a re-import would."""
     offset, size = section(path, VERTICES)
     data = bytearray(path.read_bytes())
     data[offset + size // 2] ^= 0x40
-    path.write_bytes(bytes(data))
+    temporary = path.with_suffix(".tmp")
+    temporary.write_bytes(bytes(data))
+    os.replace(temporary, path)
 
 
 def truncate(path: Path) -> None:
@@ -159,3 +164,34 @@ def test_the_swap_error_reaches_step_wait_and_the_env(procgen_dataset, tmp_path,
             env.step_async(np.ones(4, np.int64))
             env.step_wait()
     env.close()
+
+
+def test_commands_refuse_a_bad_dataset_before_building_anything(procgen_dataset, tmp_path, capsys):
+    from batchsim.cli import main
+
+    split = copied_split(procgen_dataset, tmp_path, ["good", "bad"])
+    assert main(["check-dataset", "--quiet", str(split)]) == 0
+    assert "2 scenes pass" in capsys.readouterr().out
+    truncate(tmp_path / "scenes" / "bad.bsscene")
+    commands = {
+        "check-dataset": ["check-dataset", "--quiet", str(split)],
+        "train": ["train", "--quiet", f"dataset={split}", f"log_dir={tmp_path / 'run'}"],
+        "eval": [
+            "eval",
+            "--agents",
+            "random",
+            "--split",
+            str(split),
+            "--envs",
+            "2",
+            "--no-progress",
+        ],
+    }
+    for name, argv in commands.items():
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"batchsim {name}: error: 1 of 2 scenes of "), err
+        assert "bad.bsscene': file is " in err
+    assert not (tmp_path / "run").exists()  # refused before the run made its folder
+    assert main([*commands["eval"], "--skip-scene-check"]) == 2  # fails later, at the load
+    assert "bad.bsscene" in capsys.readouterr().err
