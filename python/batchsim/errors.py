@@ -49,6 +49,15 @@ class WaitTimeoutError(Error, TimeoutError):
     that never finished. The message names what was waited for."""
 
 
+class SceneCheckError(Error, ValueError):
+    """Scenes of a dataset failed the check before a run; ``problems`` lists every bad
+    scene as (scene_id, path, reason), all at once."""
+
+    def __init__(self, message: str, problems: list | None = None):
+        super().__init__(message)
+        self.problems = list(problems or [])
+
+
 __all__ = [
     "CudaError",
     "DeviceNotFoundError",
@@ -57,6 +66,7 @@ __all__ = [
     "FormatError",
     "InvalidArgumentError",
     "MissingFileError",
+    "SceneCheckError",
     "UnsupportedError",
     "VulkanError",
     "WaitTimeoutError",

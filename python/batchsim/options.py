@@ -10,10 +10,12 @@ same field names without repeating a default.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from batchsim import _core
+from batchsim.errors import InvalidArgumentError
 
 SimConfig = _core.SimConfig
 TaskConfig = _core.TaskConfig
@@ -21,6 +23,7 @@ RenderOptions = _core.RenderOptions
 RendererConfig = _core.RendererConfig
 
 SENSORS = ("depth", "rgb")
+MAX_RESOLUTION = 4096  # render/batch_renderer.cpp's validate() enforces it too
 
 
 class SimulatorConfigs(NamedTuple):
@@ -79,22 +82,29 @@ def check_sensors(sensors: Sequence[str] | str) -> tuple[str, ...]:
     chosen = tuple(dict.fromkeys(sensors))
     unknown = [s for s in chosen if s not in SENSORS]
     if not chosen or unknown:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"sensors: expected a non-empty subset of {list(SENSORS)}, got {list(sensors)}"
         )
     return chosen
 
 
 def check_resolution(resolution: int | Sequence[int]) -> tuple[int, int]:
-    if isinstance(resolution, int):
-        resolution = (resolution, resolution)
+    """(height, width), each an integer in 1..MAX_RESOLUTION (the renderer's limit)."""
     try:
-        height, width = (int(v) for v in resolution)
+        height, width = (
+            (resolution, resolution) if isinstance(resolution, numbers.Integral) else resolution
+        )
     except (TypeError, ValueError):
-        raise ValueError(
+        raise InvalidArgumentError(
             f"resolution: expected (height, width) or one int, got {resolution!r}"
         ) from None
-    return height, width
+    for value in (height, width):
+        if not isinstance(value, numbers.Integral) or not 1 <= value <= MAX_RESOLUTION:
+            raise InvalidArgumentError(
+                f"resolution: expected whole numbers of pixels in 1..{MAX_RESOLUTION} for "
+                f"height and width, got {resolution!r}"
+            )
+    return int(height), int(width)
 
 
 def sensors_of(render: RenderOptions) -> tuple[str, ...]:

@@ -75,7 +75,10 @@ def make_context(device: str | None) -> _core.Context:
         device = "cuda:0"
     if device.startswith("cuda:"):
         return _core.Context(device=device, export="cuda")
-    raise ValueError(f"device: expected 'cpu', 'cuda' or 'cuda:N', got {device!r}")
+    raise InvalidArgumentError(
+        f"device: expected 'cpu', 'cuda', 'cuda:N' or None, got {device!r} (a Vulkan device by "
+        "index, uuid or name: pass context=batchsim.Context(device=...))"
+    )
 
 
 class Simulator(SimOutputFields):

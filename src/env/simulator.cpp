@@ -5,6 +5,8 @@
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "env/memory_plan.hpp"
+#include "vk/device.hpp"
 #include "vk/sync.hpp"
 
 namespace batchsim::env {
@@ -22,6 +24,19 @@ render::RendererConfig renderer_config(const sim::SimConfig& sim, const RenderOp
             .depth = o.depth,
             .rgb = o.rgb,
             .backend = o.backend};
+}
+
+// Refuses a configuration that cannot fit before anything is allocated (memory_plan.hpp).
+void check_memory(const device::GpuContext& context, const sim::SimConfig& sim,
+                  const RenderOptions& render, std::span<const std::filesystem::path> scenes) {
+    const render::Backend backend = render.backend == render::Backend::Auto
+                                        ? render::choose_backend(context.device())
+                                        : render.backend;
+    const MemoryNeeds needs =
+        estimate_memory(sim, render, backend, !context.exports_cuda(), file_sizes(scenes));
+    const MemoryBudget budget{vk::device_local_budget(context.device()).available,
+                              host_available_bytes()};
+    check_fits(needs, budget, sim.num_envs, sim.scenes_resident);
 }
 
 // An empty tensor of `like`'s shape and type, or null where `like` is null.
@@ -54,6 +69,7 @@ Simulator::Simulator(std::shared_ptr<device::GpuContext> context, const sim::Sim
     : mirror_(static_cast<std::size_t>(2 * std::max(sim_config.scenes_resident, 1))) {
     BATCHSIM_CHECK(context != nullptr, InvalidArgument, "a Simulator needs a GpuContext");
     render::validate(renderer_config(sim_config, render));  // before loading any scene
+    check_memory(*context, sim_config, render, episodes.scene_paths);
     sim_ = std::make_unique<sim::BatchSim>(sim_config, std::move(episodes));
     renderer_ = std::make_shared<render::BatchRenderer>(std::move(context),
                                                         renderer_config(sim_config, render));

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cassert>
 
+#include "core/check.hpp"
+#include "core/strings.hpp"
+
 namespace batchsim::sim {
 namespace {
 
@@ -50,6 +53,7 @@ struct SceneSlots::Impl {
     std::vector<Place> places;
     std::vector<std::int64_t> env_generation;  // -1: holds no scene
     int next_eval_scene = 0;
+    bool started = false;  // the first scenes are loaded; later loads are swaps
     SlotStats counters;
 
     Impl(const EpisodeSet& e, const SimConfig& c, SceneLoader& l)
@@ -103,7 +107,16 @@ void SceneSlots::Impl::open(std::size_t k, std::int64_t generation, int scene) {
 
 void SceneSlots::Impl::ensure_loaded(Place& p) {
     if (p.loaded) return;
-    p.loaded = loader.wait(p.ticket);
+    try {
+        p.loaded = loader.wait(p.ticket);
+    } catch (const Error& error) {
+        // The load error names the file; say when it failed and the likely cause.
+        throw Error(error.kind(),
+                    str(started ? "scene swap failed: " : "", "scene ", p.scene,
+                        " of the dataset could not be loaded",
+                        started ? " (was the file changed or deleted during the run?)" : "", ": ",
+                        error.what()));
+    }
     p.ticket.reset();
     counters.resident_bytes += p.loaded->bytes;
     counters.peak_resident_bytes = std::max(counters.peak_resident_bytes, counters.resident_bytes);
@@ -238,6 +251,7 @@ SceneSlots::SceneSlots(const EpisodeSet& episodes, const SimConfig& config, Scen
     for (Place& p : s.places)
         if (p.scene >= 0) s.ensure_loaded(p);
     s.keep.clear();  // reuse only for the first scenes; later ones load fresh
+    s.started = true;
     (void)collect();
 }
 

@@ -1,6 +1,6 @@
 """The `batchsim` command line: main() builds one parser from a module per subcommand
-(eval, zero_shot, video, doctor, scene_import, import_dataset, procgen, train, bench), each with
-add_command() and a handler; _common holds what several share."""
+(eval, zero_shot, video, doctor, scene_import, import_dataset, procgen, check_dataset, train,
+bench), each with add_command() and a handler; _common holds what several share."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import argparse
 
 from batchsim.cli import (
     bench,
+    check_dataset,
     doctor,
     import_dataset,
     procgen,
@@ -29,6 +30,7 @@ SUBCOMMANDS = (
     scene_import,
     import_dataset,
     procgen,
+    check_dataset,
     train,
     bench,
 )

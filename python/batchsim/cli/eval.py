@@ -27,12 +27,16 @@ def evaluate_agents(
     *,
     progress: bool = False,
     config=None,
+    check_scenes: bool = True,
 ) -> dict:
     """{agent: summarize() of its episodes} for each named agent on `split`; scenes_dir, if
     given, replaces the checkpoint's (where the split's scene_ids resolve)."""
     splits = [split] if split else []
     results = evaluate_splits(
-        agents, checkpoint, splits, num_envs, device, seed, scenes_dir, progress, config
+        *(agents, checkpoint, splits, num_envs, device, seed, scenes_dir),
+        progress=progress,
+        config=config,
+        check_scenes=check_scenes,
     )
     return next(iter(results.values()))
 
@@ -47,11 +51,13 @@ def evaluate_splits(
     scenes_dir=None,
     progress: bool = False,
     config=None,
+    check_scenes: bool = True,
 ) -> dict:
     """{split: {agent: summarize()}} for each split in order (none given: the checkpoint's
     val_dataset), the policy loaded once. With `progress`, a bar per agent and split on
     stderr: episodes done of the split's total, success so far. `config` (a TrainConfig)
-    stands in for the checkpoint's when there is none."""
+    stands in for the checkpoint's when there is none. Before any episode runs, each split
+    must have at least num_envs episodes and (with `check_scenes`) only loadable scenes."""
     import dataclasses
 
     from batchsim.train.config import TrainConfig
@@ -66,10 +72,28 @@ def evaluate_splits(
         config = dataclasses.replace(config, scenes_dir=scenes_dir)
     if "policy" in agents and policy is None:
         raise ValueError("--agents policy: needs --checkpoint (checkpoint.pt or run folder)")
+    for split in [first, *splits[1:]]:  # every refusal before the first episode runs
+        _check_split(config, split, num_envs, check_scenes, progress)
     return {
         str(split): _evaluate_split(agents, policy, config, split, num_envs, device, seed, progress)
         for split in [first, *splits[1:]]
     }
+
+
+def _check_split(config, split, num_envs, check_scenes: bool, progress: bool) -> None:
+    from batchsim.datasets.scene_check import check_scenes as check_scene_files
+    from batchsim.errors import InvalidArgumentError
+
+    dataset = config.load_split(str(split))
+    envs = num_envs or config.eval_envs
+    if envs > len(dataset):
+        raise InvalidArgumentError(
+            f"--envs {envs}: more environments than the {len(dataset)} episodes of split "
+            f"{split} (each episode runs once, so the rest would idle); expected --envs <= "
+            f"{len(dataset)}"
+        )
+    if check_scenes:
+        check_scene_files(dataset, show_progress=progress)
 
 
 def _evaluate_split(agents, policy, config, split, num_envs, device, seed, progress) -> dict:
@@ -137,6 +161,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         args.seed,
         args.scenes_dir,
         progress=not args.no_progress,
+        check_scenes=not args.skip_scene_check,
     )
     if len(results) == 1:  # one split: the table and JSON as before, {agent: summary}
         results = next(iter(results.values()))
@@ -171,4 +196,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "{split: {agent: summary}} for several",
     )
     cmd.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+    cmd.add_argument(
+        "--skip-scene-check",
+        action="store_true",
+        help="do not check every scene of the splits before evaluating (docs/datasets.md)",
+    )
     cmd.set_defaults(handler=_eval)

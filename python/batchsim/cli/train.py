@@ -33,6 +33,11 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         help="stop after the first update past this many seconds of this process's training, "
         "with a checkpoint to --resume from (for machines lent for a fixed time)",
     )
+    cmd.add_argument(
+        "--skip-scene-check",
+        action="store_true",
+        help="do not check every scene of the splits before training (see docs/datasets.md)",
+    )
     cmd.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
     cmd.set_defaults(handler=_train)
 
@@ -54,6 +59,7 @@ def _train(args: argparse.Namespace) -> int:
         resume=args.resume,
         time_limit_s=args.time_limit,
         second_signal="exit",
+        check_scenes=not args.skip_scene_check,
     )
     if trainer.rank == 0:
         _print_summary(trainer, config.log_dir)
@@ -91,5 +97,7 @@ def resume_command(args: argparse.Namespace) -> str:
         words.append("--quiet")
     if args.time_limit is not None:
         words += ["--time-limit", str(args.time_limit)]
+    if args.skip_scene_check:
+        words.append("--skip-scene-check")
     words += ["--resume", *args.overrides]
     return f"cd {shlex.quote(os.getcwd())} && {shlex.join(words)}"

@@ -11,10 +11,24 @@ from pathlib import Path
 import torch
 
 from batchsim._files import write_atomically
+from batchsim.errors import InvalidArgumentError
 from batchsim.train.config import TrainConfig
 from batchsim.train.models import Policy, input_channels
 
 CHECKPOINT = "checkpoint.pt"
+# TrainConfig fields that fix the policy's shape or what it sees: a checkpoint trained with
+# other values would not load (shape mismatch) or would load and see the wrong inputs.
+POLICY_FIELDS = (
+    "sensors",
+    "resolution",
+    "encoder",
+    "hidden_size",
+    "rnn",
+    "rnn_layers",
+    "depth_bins",
+    "max_depth",
+    "cpca_steps",
+)
 
 
 def write_checkpoint(state: dict, path: str | os.PathLike) -> None:
@@ -43,6 +57,26 @@ def config_of(state: dict) -> TrainConfig:
     config = TrainConfig(**{k: v for k, v in state["config"].items() if k in fields})
     config.sensors = tuple(config.sensors)
     return config
+
+
+def check_compatible(saved: TrainConfig, wanted: TrainConfig, origin: str = "checkpoint") -> None:
+    """InvalidArgumentError (a ValueError) naming every POLICY_FIELDS value where the
+    checkpoint's config (`saved`) and this run's (`wanted`) differ, before any weights load."""
+    differ = [
+        f"{name}: checkpoint has {getattr(saved, name)!r}, this run asks for "
+        f"{getattr(wanted, name)!r}"
+        for name in POLICY_FIELDS
+        if _normalised(getattr(saved, name)) != _normalised(getattr(wanted, name))
+    ]
+    if differ:
+        raise InvalidArgumentError(
+            f"{origin} does not fit this configuration (its policy was trained with other "
+            "inputs or another network): " + "; ".join(differ)
+        )
+
+
+def _normalised(value):
+    return tuple(value) if isinstance(value, list) else value
 
 
 def load_policy(path: str | os.PathLike, device: str | torch.device = "cpu"):

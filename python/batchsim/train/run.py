@@ -19,8 +19,15 @@ from pathlib import Path
 
 from batchsim._files import remove_stale_temporaries, write_bytes_atomically
 from batchsim._progress import progress_bar
+from batchsim.datasets import scene_check
 from batchsim.train import distributed
-from batchsim.train.checkpoint import CHECKPOINT, read_checkpoint, write_checkpoint
+from batchsim.train.checkpoint import (
+    CHECKPOINT,
+    check_compatible,
+    config_of,
+    read_checkpoint,
+    write_checkpoint,
+)
 from batchsim.train.config import TrainConfig
 from batchsim.train.signals import StopOnSignals, announce
 from batchsim.train.trainer import Trainer
@@ -125,6 +132,14 @@ def _agreed_stop(stop: StopOnSignals) -> bool:
     return any(distributed.gather(stop.signal is not None))
 
 
+def check_splits(config: TrainConfig, show_progress: bool = True) -> None:
+    """SceneCheckError listing every scene of the training split (and of val_dataset when
+    validating) that the simulators could not load."""
+    splits = [config.dataset] + ([config.val_dataset] if config.eval_every else [])
+    for split in dict.fromkeys(splits):
+        scene_check.check_scenes(config.load_split(split), show_progress=show_progress)
+
+
 def _clear_logs(log_dir: Path) -> None:
     """A fresh run starts fresh logs (a resumed one appends to its own)."""
     for pattern in ("metrics.csv", "val.csv", "eval.json", "events.out.tfevents.*"):
@@ -171,26 +186,36 @@ def train(
     time_limit_s: float | None = None,
     stop_on_signals: bool = True,
     second_signal: str = "previous",
+    check_scenes: bool = True,
 ) -> Trainer:
     """Trains until total_frames, until (`time_limit_s`) the first update that ends past
     that many seconds after this call began, or (`stop_on_signals`, main thread only) until
     the update during which SIGINT or SIGTERM arrived; each way the last checkpoint is
     written, so `resume=True` continues exactly, and `trainer.stop_signal` says which signal
     stopped it (None: none did). A second signal is not caught (batchsim.train.signals:
-    `second_signal` "previous" or "exit"); the previous handlers are back on return."""
+    `second_signal` "previous" or "exit"); the previous handlers are back on return. Before
+    anything is built, a resumed checkpoint must fit the config (check_compatible) and, with
+    `check_scenes`, every scene of the splits it will load must pass the loader's checks
+    (check_splits)."""
     with StopOnSignals(stop_on_signals, second_signal) as stop:
-        trainer = _train(config, show_progress, resume, time_limit_s, stop)
+        trainer = _train(config, show_progress, resume, time_limit_s, stop, check_scenes)
     trainer.stop_signal = stop.signal
     return trainer
 
 
-def _train(config, show_progress, resume, time_limit_s, stop: StopOnSignals) -> Trainer:
+def _train(
+    config, show_progress, resume, time_limit_s, stop: StopOnSignals, check_scenes: bool
+) -> Trainer:
     started = time.perf_counter()
     log_dir = Path(config.log_dir)
     path = log_dir / CHECKPOINT
     checkpoint = distributed.from_rank_zero(
         lambda: read_checkpoint(path) if resume and path.exists() else None, config.device
     )
+    if checkpoint is not None:
+        check_compatible(config_of(checkpoint), config, f"checkpoint {path}")
+    if check_scenes:
+        check_splits(config, show_progress)
     trainer = Trainer(config, checkpoint)
     main_rank = trainer.rank == 0
     if main_rank:
