@@ -99,17 +99,18 @@ struct GpuContext::Impl {
     // waits for. Returns that value. Call with submit_mutex held.
     template <typename Submit>
     std::uint64_t ordered_submit(std::uintptr_t cuda_stream, Submit&& submit) {
-        const bool cuda_export = cuda.ordinal >= 0;
-        vk::SubmitOrder order{.timeline = timeline, .signal_value = ++last_value};
         const auto stream = reinterpret_cast<cuda::CUstream>(cuda_stream);
-        if (cuda_export) {
-            ConsumerTimeline& reads_done = consumer(stream);
-            order.wait_semaphore = reads_done.semaphore;
-            order.wait_value = ++reads_done.last_value;
-            cuda::signal_on_stream(cuda, reads_done.imported, order.wait_value, stream);
+        ConsumerTimeline* reads_done = cuda.ordinal >= 0 ? &consumer(stream) : nullptr;
+        vk::SubmitOrder order{.timeline = timeline, .signal_value = last_value + 1};
+        if (reads_done != nullptr) {
+            order.wait_semaphore = reads_done->semaphore;
+            order.wait_value = ++reads_done->last_value;
+            cuda::signal_on_stream(cuda, reads_done->imported, order.wait_value, stream);
         }
         submit(order);
-        if (cuda_export) cuda::wait_on_stream(cuda, cuda_timeline, order.signal_value, stream);
+        last_value = order.signal_value;  // only once submitted: waits for it must end
+        if (reads_done != nullptr)
+            cuda::wait_on_stream(cuda, cuda_timeline, order.signal_value, stream);
         return order.signal_value;
     }
 };
