@@ -6,7 +6,7 @@ CMAKE_CPP = cmake -S . -G Ninja -DBATCHSIM_BUILD_PYTHON=OFF -DBATCHSIM_BUILD_TES
 LINT_SOURCES = $(shell git ls-files 'src/*.cpp' 'src/*.hpp' 'tests/cpp/*.cpp' 'tests/cpp/*.hpp')
 
 .PHONY: setup demo demo-train test test-cpp test-python test-asan lint format bench clean \
-        docs docs-check fuzz-build fuzz-seeds fuzz fuzz-smoke wheel wheels wheel-smoke
+        docs docs-check fuzz-build fuzz-seeds fuzz fuzz-smoke wheel wheels wheel-smoke soak
 
 setup:
 	bash scripts/setup.sh
@@ -88,6 +88,18 @@ bench: setup
 	$(PYTHON) benchmarks/bench_assets.py --out benchmarks/results/assets_$(shell hostname).json
 	$(PYTHON) benchmarks/bench_procgen.py --out benchmarks/results/procgen_$(shell hostname).json
 	$(PYTHON) benchmarks/bench_sim.py --out benchmarks/results/sim_$(shell hostname).json
+
+# A Simulator stepped for SOAK_MINUTES with scene swaps and random resets (lavapipe here;
+# `SOAK_DEVICE=cuda:0` on a GPU): resident, heap and GPU memory, file descriptors, Vulkan
+# allocations and threads sampled; fails unless all are flat (scripts/soak.py).
+SOAK_MINUTES ?= 10
+SOAK_DEVICE ?= cpu
+SOAK_DATA = $(BUILD)/soak-data
+soak: setup
+	test -d $(SOAK_DATA) || $(PYTHON) -m batchsim procgen --out $(SOAK_DATA) --num-scenes 8 \
+	  --triangle-budget 10000 --episodes-per-scene 50
+	$(PYTHON) scripts/soak.py --data $(SOAK_DATA)/pointnav/train --minutes $(SOAK_MINUTES) \
+	  --device $(SOAK_DEVICE) --swap-every 200 --out $(BUILD)/soak.json --plot $(BUILD)/soak.png
 
 # ---- fuzzing (libFuzzer, clang-14): one harness per fuzz/fuzz_<name>.cpp, seeds in
 # fuzz/corpus/<name>/. Runs work on copies under $(FUZZ_BUILD); fuzz/corpus stays untouched.

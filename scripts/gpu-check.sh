@@ -52,5 +52,13 @@ step env_step env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_env.py --envs 1
 step procgen python3 -m batchsim procgen  # data/procgen: the presets' dataset
 step train env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_train.py --warmup 2 --updates 3 \
   --out "$out/bench_train.json" backend=compute
+# Reliability: Simulators and a renderer on one CUDA context from threads with their own
+# streams (no hang, same results as alone), and a soak with scene swaps (all flat).
+step stress env BATCHSIM_VALIDATION=0 python3 scripts/stress_context.py --device cuda:0 \
+  --data data/procgen/pointnav/train --workers 4 --num-envs 512 --resolution 64 --steps 60 \
+  --swap-every 5 --minutes 2 --timeout 60
+step soak env BATCHSIM_VALIDATION=0 python3 scripts/soak.py --device cuda:0 \
+  --data data/procgen/pointnav/train --minutes 4 --num-envs 1024 --resolution 64 \
+  --swap-every 300 --out "$out/soak.json" --plot "$out/soak.png"
 step cpu lscpu
 exit $status
