@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 CMAKE_CPP = cmake -S . -G Ninja -DBATCHSIM_BUILD_PYTHON=OFF -DBATCHSIM_BUILD_TESTS=ON
 LINT_SOURCES = $(shell git ls-files 'src/*.cpp' 'src/*.hpp' 'tests/cpp/*.cpp' 'tests/cpp/*.hpp')
 
-.PHONY: setup demo demo-train test test-cpp test-python test-asan lint format bench clean \
+.PHONY: setup demo demo-train test test-cpp test-python test-asan test-tsan lint format bench clean \
         docs docs-check fuzz-build fuzz-seeds fuzz fuzz-smoke wheel wheels wheel-smoke soak
 
 setup:
@@ -53,6 +53,16 @@ test-asan: setup
 	cmake --build $(BUILD)/asan -j $(JOBS)
 	cd $(BUILD)/asan && BATCHSIM_VALIDATION=1 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure
+
+# The C++ tests of every threaded part (tests/cpp/CMakeLists.txt: BATCHSIM_THREAD_TESTS, down
+# to the whole Simulator step) under ThreadSanitizer; only those are built. tests/cpp/tsan.supp
+# suppresses what is not our code (the Vulkan validation layer's own threads), saying why.
+# Needs `make setup`'s packages but not its package install (CI runs `make test` first).
+TSAN_ENV = TSAN_OPTIONS=suppressions=$(CURDIR)/tests/cpp/tsan.supp:halt_on_error=1:second_deadlock_stack=1
+test-tsan:
+	$(CMAKE_CPP) -B $(BUILD)/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBATCHSIM_SANITIZE=thread
+	cmake --build $(BUILD)/tsan -j $(JOBS) --target batchsim_thread_tests
+	cd $(BUILD)/tsan && BATCHSIM_VALIDATION=1 $(TSAN_ENV) tests/cpp/batchsim_thread_tests
 
 # clang-tidy reads the compile commands of a configured (not built) tree with the Python
 # module, so that src/bindings is checked too (its .clang-tidy adds a check of its own).
