@@ -5,12 +5,17 @@
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "nav/habitat_format.hpp"
 
 namespace batchsim::sim {
 namespace {
 
-bool finite(const Vec3& v) {
-    return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
+// Finite and within the range a navmesh can hold: a point farther out is off every navmesh,
+// and its straight-line distance to the goal (the fallback for an unreachable goal) would
+// overflow float to inf, and SPL and SoftSPL to NaN (found by fuzz/fuzz_episodes.cpp).
+bool in_nav_range(const Vec3& v) {
+    return std::fabs(v[0]) <= nav::kMaxNavCoordinate && std::fabs(v[1]) <= nav::kMaxNavCoordinate &&
+           std::fabs(v[2]) <= nav::kMaxNavCoordinate;
 }
 
 void check_columns(const EpisodeSet& e) {
@@ -29,8 +34,9 @@ void check_episode(const EpisodeSet& e, std::size_t i) {
     BATCHSIM_CHECK(
         scene >= 0 && scene < e.scene_count(), InvalidArgument,
         str("episode ", i, " is on scene ", scene, ", but there are ", e.scene_count(), " scenes"));
-    BATCHSIM_CHECK(finite(e.start_position[i]) && finite(e.goal[i]), InvalidArgument,
-                   str("episode ", i, " has a non-finite start_position or goal"));
+    BATCHSIM_CHECK(in_nav_range(e.start_position[i]) && in_nav_range(e.goal[i]), InvalidArgument,
+                   str("episode ", i, " has a non-finite start_position or goal, or one beyond ",
+                       nav::kMaxNavCoordinate, " m (where no navmesh reaches)"));
     const Quat& q = e.start_rotation[i];
     const float norm2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     BATCHSIM_CHECK(std::isfinite(norm2) && norm2 > 1e-6f, InvalidArgument,

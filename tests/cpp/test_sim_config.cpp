@@ -59,6 +59,13 @@ TEST_CASE("EpisodeSet: validation names the bad episode", "[sim_config]") {
     bad.goal[1][0] = std::numeric_limits<float>::infinity();
     CHECK_THROWS_WITH(validate(bad), Catch::Contains("episode 1 has a non-finite"));
     bad = good;
+    bad.start_position[2][0] = 4.08e20f;  // finite, but its distance to the goal overflows
+    CHECK_THROWS_WITH(validate(bad), Catch::Contains("episode 2 has a non-finite start_position "
+                                                     "or goal, or one beyond 1e+06 m"));
+    bad = good;
+    bad.goal[3][1] = -1.0001e6f;
+    CHECK_THROWS_WITH(validate(bad), Catch::Contains("episode 3 has a non-finite"));
+    bad = good;
     bad.start_rotation[2] = {0, 0, 0, 0};
     CHECK_THROWS_WITH(validate(bad), Catch::Contains("episode 2 has start_rotation"));
     bad = good;
