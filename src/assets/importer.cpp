@@ -15,6 +15,7 @@
 #include "assets/gltf_json.hpp"
 #include "assets/import_materials.hpp"
 #include "assets/mesh_chunks.hpp"
+#include "assets/ply_checks.hpp"
 #include "assets/textures.hpp"
 #include "core/check.hpp"
 #include "core/file_io.hpp"
@@ -65,6 +66,7 @@ void check_source_file(const fs::path& source) {
     std::error_code error;  // an unreadable size is left for the reader to report
     BATCHSIM_CHECK(fs::file_size(source, error) != 0, CorruptData,
                    str("model '", source.string(), "' is empty (0 bytes); expected a model file"));
+    if (is_ply(source)) check_ply_header(source);  // Assimp's PLY loader would hang
     if (!gltf::is_gltf_path(source)) return;
     const std::optional<std::string> json = gltf::read_gltf_json(source);
     if (json)

@@ -40,7 +40,8 @@ AxisMatrix parse_axes(std::string_view spec);
 float determinant(const AxisMatrix& m);
 
 // Imports `source`. Throws Error(FileNotFound) if it does not exist, Error(InvalidArgument)
-// for bad options, Error(CorruptData) if it is empty, Assimp cannot read it, it holds no
+// for bad options, Error(CorruptData) if it is empty, it is a PLY whose header has no end_header
+// line (Assimp would hang on it), Assimp cannot read it, it holds no
 // triangles, a position is not finite, its total triangle area is below 1e-8 m^2, or a
 // texture it embeds or names cannot be decoded, Error(Unsupported) for textures batchsim
 // cannot decode (KTX2 / KHR_texture_basisu, with how to convert them) and glTF features

@@ -371,3 +371,17 @@ TEST_CASE("real broken models are rejected as corrupt", "[importer]") {
     const fs::path cut = dir.write("cut.glb", std::string(glb.begin(), glb.begin() + 100));
     CHECK(import_error(cut) == Error::Kind::CorruptData);
 }
+
+TEST_CASE("a PLY header without end_header is rejected before Assimp hangs on it", "[importer]") {
+    ScratchDir dir;
+    const std::string header = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n";
+    // Truncated inside the header: Assimp 5.2 would loop forever (found by fuzz_importer).
+    CHECK(import_error(dir.write("cut.ply", header)) == Error::Kind::CorruptData);
+    CHECK_THAT(import_message(dir.path / "cut.ply"), Catch::Contains("no end_header line"));
+    // The same by content under another name: Assimp still picks its PLY loader.
+    CHECK_THAT(import_message(dir.write("cut.model", header)), Catch::Contains("no end_header"));
+    // With end_header (and CRLF lines) the check passes; the missing vertices are Assimp's.
+    const std::string crlf = "ply\r\nformat ascii 1.0\r\nelement vertex 0\r\nend_header\r\n";
+    CHECK_THAT(import_message(dir.write("empty.ply", crlf)),
+               !Catch::Contains("end_header") && Catch::Contains("empty.ply"));
+}
