@@ -118,7 +118,8 @@ FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 20
 FUZZERS = $(patsubst fuzz/fuzz_%.cpp,%,$(wildcard fuzz/fuzz_*.cpp))
 FUZZ_FLAGS = -max_len=65536 -timeout=10 -rss_limit_mb=4096
-FUZZ_ENV = ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+FUZZ_ENV = ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp
 
 fuzz-build:
 	cmake -S . -G Ninja -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
