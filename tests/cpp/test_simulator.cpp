@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <future>
+#include <memory>
 #include <vector>
 
 #include "assets/packed_scene_writer.hpp"
@@ -192,6 +193,34 @@ TEST_CASE("Simulator: async and double-buffered steps match plain steps bit for 
         INFO("step " << t);
         CHECK(both.steps[t] == plain.steps[t]);
     }
+}
+
+// Both simulators' background threads step and submit at once on the one context (GPU work
+// of several simulators and streams shares a context; see GpuContext).
+TEST_CASE("Simulator: two simulators on one context step at once as each would alone",
+          "[simulator]") {
+    constexpr int kSteps = 20;
+    const Trace alone = run(false, false, kSteps);
+    const Scenes scenes;
+    const std::shared_ptr<device::GpuContext> context = cpu_context();
+    std::vector<std::unique_ptr<env::Simulator>> simulators;
+    std::vector<Trace> traces(2);
+    for (const bool double_buffer : {true, false}) {
+        simulators.push_back(std::make_unique<env::Simulator>(
+            context, sim_config(), scenes.episodes, render_options(double_buffer)));
+        simulators.back()->reset(std::uint64_t{11}, 0);
+        traces[simulators.size() - 1].record(*simulators.back());
+    }
+    std::vector<std::int64_t> actions(simulators[0]->sim().num_envs());
+    for (std::size_t t = 0; t < kSteps; ++t) {
+        for (std::size_t i = 0; i < actions.size(); ++i) actions[i] = action_of(t, i);
+        for (auto& simulator : simulators) simulator->step_async(0, {actions.data(), {}});
+        for (std::size_t k = 0; k < simulators.size(); ++k) {
+            simulators[k]->step_wait();
+            traces[k].record(*simulators[k]);
+        }
+    }
+    for (const Trace& trace : traces) CHECK(trace.steps == alone.steps);
 }
 
 TEST_CASE("Simulator: a step's error is rethrown by step_wait and the next step runs",
