@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <future>
 #include <memory>
 #include <vector>
@@ -25,18 +24,8 @@ namespace {
 // every triangle, one white material.
 assets::SceneData packed_scene_of(const test::Mesh& mesh, const nav::NavMesh& navmesh) {
     assets::SceneData scene;
-    gpu::MeshChunk chunk{.min_x = 1e9f,
-                         .min_y = 1e9f,
-                         .min_z = 1e9f,
-                         .first_index = 0,
-                         .max_x = -1e9f,
-                         .max_y = -1e9f,
-                         .max_z = -1e9f,
-                         .index_count = 0,
-                         .material = 0,
-                         .pad0 = 0,
-                         .pad1 = 0,
-                         .pad2 = 0};
+    // Bounds start inverted and grow with every vertex; all indices, material 0.
+    gpu::MeshChunk chunk{1e9f, 1e9f, 1e9f, 0, -1e9f, -1e9f, -1e9f, 0, 0, 0, 0, 0};
     for (std::size_t i = 0; i < mesh.positions.size(); i += 3) {
         const float x = mesh.positions[i], y = mesh.positions[i + 1], z = mesh.positions[i + 2];
         scene.vertices.push_back({x, y, z, 0, 1, 0, 0, 0});
