@@ -44,11 +44,10 @@ void bind_errors(py::module_& m) {
     m.def(
         "_raise_for_test",
         [](const std::string& kind, const std::string& message) {
-            for (auto k :
-                 {Error::Kind::Internal, Error::Kind::InvalidArgument, Error::Kind::DeviceNotFound,
-                  Error::Kind::Unsupported, Error::Kind::Vulkan, Error::Kind::Cuda,
-                  Error::Kind::FileNotFound, Error::Kind::Io, Error::Kind::CorruptData,
-                  Error::Kind::Timeout})
+            for (auto k : {Error::Kind::Internal, Error::Kind::InvalidArgument,
+                           Error::Kind::DeviceNotFound, Error::Kind::Unsupported,
+                           Error::Kind::Vulkan, Error::Kind::Cuda, Error::Kind::FileNotFound,
+                           Error::Kind::Io, Error::Kind::CorruptData, Error::Kind::Timeout})
                 if (kind == class_name(k)) throw Error(k, message);
             throw Error(Error::Kind::InvalidArgument, "unknown error kind " + kind);
         },

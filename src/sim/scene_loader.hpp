@@ -61,8 +61,8 @@ public:
     [[nodiscard]] bool ready(const Ticket& ticket) const;  // loaded or failed
     // Blocks until the request is done, lifting the rate limit for it and for every request
     // queued before it; returns the scene or rethrows its load error (the batchsim::Error of
-    // load_scene, kind kept). Throws Error(Timeout) naming the file after 10 minutes. Throws Error(InvalidArgument) for a null ticket or one of
-    // another loader.
+    // load_scene, kind kept). Throws Error(Timeout) naming the file after 10 minutes. Throws
+    // Error(InvalidArgument) for a null ticket or one of another loader.
     std::shared_ptr<const ResidentScene> wait(const Ticket& ticket);
     [[nodiscard]] LoaderStats stats() const;
 
