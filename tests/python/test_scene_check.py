@@ -108,17 +108,17 @@ def test_a_scene_without_a_navmesh_is_reported(procgen_dataset, tmp_path):
     assert [p.reason for p in problems] == ["has no navmesh (re-import it with `batchsim import`)"]
 
 
+# One slot cycling through the split's scenes every 12 steps, episodes of at most 10.
+SWAPPING = dict(
+    resolution=(16, 16),
+    scenes_resident=1,
+    steps_per_scene=12,
+    task=batchsim.TaskConfig(max_episode_steps=10),
+)
+
+
 def swapping_simulator(split: Path, context) -> batchsim.Simulator:
-    """One slot cycling through the split's scenes every 12 steps, episodes of at most 10."""
-    return batchsim.Simulator(
-        split,
-        4,
-        context=context,
-        resolution=(16, 16),
-        scenes_resident=1,
-        steps_per_scene=12,
-        task=batchsim.TaskConfig(max_episode_steps=10),
-    )
+    return batchsim.Simulator(split, 4, context=context, **SWAPPING)
 
 
 @pytest.mark.parametrize("damage", ["delete", "flip"])
@@ -147,15 +147,7 @@ def test_a_scene_that_goes_bad_during_the_run_fails_at_its_swap(
 
 def test_the_swap_error_reaches_step_wait_and_the_env(procgen_dataset, tmp_path, cpu_context):
     split = copied_split(procgen_dataset, tmp_path, ["s0", "s1", "s2"])
-    env = batchsim.BatchNavEnv(
-        split,
-        4,
-        context=cpu_context,
-        resolution=(16, 16),
-        scenes_resident=1,
-        steps_per_scene=12,
-        task=batchsim.TaskConfig(max_episode_steps=10),
-    )
+    env = batchsim.BatchNavEnv(split, 4, context=cpu_context, **SWAPPING)
     env.reset(seed=0)
     for path in (tmp_path / "scenes").glob("*.bsscene"):
         path.unlink()
