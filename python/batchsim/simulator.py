@@ -191,6 +191,16 @@ class Simulator(SimOutputFields):
         return self._core.final_rgb
 
     @property
+    def results(self) -> dict[str, _core.Tensor]:
+        """The per-environment results as batchsim.Tensor objects on the views' device (no
+        copy per step: the render submission writes them, in stream order with the views):
+        pointgoal [N, 2], reward, success, spl, softspl, distance_to_goal float32;
+        terminated, truncated bool; collisions, episode_step, scene_index int32;
+        episode_index int64; with final_views, final_pointgoal [N, 2]. The host arrays of
+        the same names (``outputs``) hold the same values."""
+        return self._core.results
+
+    @property
     def final_pointgoal(self) -> np.ndarray | None:
         """[N, 2] float32 with final_views: each env's pointgoal before the autoreset."""
         return self._core.final_pointgoal

@@ -78,6 +78,14 @@ py::object final_pointgoal(const py::object& self) {
     return out;
 }
 
+// name -> batchsim.Tensor of Simulator::results(), in its order.
+py::dict result_tensors(const Simulator& simulator) {
+    py::dict out;
+    for (const auto& result : simulator.results().results())
+        out[py::str(result.name)] = result.tensor;
+    return out;
+}
+
 }  // namespace
 
 void bind_env(py::module_& m) {
@@ -144,6 +152,9 @@ void bind_env(py::module_& m) {
             "event) must stay alive until step_wait(), which raises a bad value")
         .def("step_wait", &Simulator::step_wait, py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("stepping", &Simulator::stepping)
+        .def_property_readonly("results", &result_tensors,
+                               "name -> batchsim.Tensor: the per-environment results on the "
+                               "views' device, written in stream order with them")
         .def_property_readonly("final_depth", &Simulator::final_depth,
                                "[N, 1, H, W] float32: views before the autoreset (final_views)")
         .def_property_readonly("final_rgb", &Simulator::final_rgb,

@@ -15,12 +15,17 @@ struct DTypeEntry {
     DLDataType dl;
 };
 
+// DLPack 0.8's kDLBool: one byte per value, 0 or 1. Debian's dlpack 0.6 headers lack the
+// name; torch and numpy read the code.
+constexpr std::uint8_t kDLBoolCode = 6;
+
 constexpr std::array kDTypes = {
     DTypeEntry{DType::Float32, "float32", {kDLFloat, 32, 1}},
     DTypeEntry{DType::Float16, "float16", {kDLFloat, 16, 1}},
     DTypeEntry{DType::Int32, "int32", {kDLInt, 32, 1}},
     DTypeEntry{DType::Int64, "int64", {kDLInt, 64, 1}},
     DTypeEntry{DType::UInt8, "uint8", {kDLUInt, 8, 1}},
+    DTypeEntry{DType::Bool, "bool", {kDLBoolCode, 8, 1}},
 };
 
 const DTypeEntry& entry(DType dtype) {
@@ -108,7 +113,24 @@ std::shared_ptr<PersistentTensor> PersistentTensor::create(std::shared_ptr<GpuCo
     return tensor;
 }
 
+std::shared_ptr<PersistentTensor> PersistentTensor::view(std::size_t byte_offset,
+                                                         std::vector<std::int64_t> shape,
+                                                         DType dtype) {
+    const auto bytes = static_cast<std::size_t>(checked_nbytes(shape, dtype));
+    BATCHSIM_CHECK(
+        byte_offset % 16 == 0 && byte_offset <= nbytes() && bytes <= nbytes() - byte_offset,
+        InvalidArgument,
+        str("a view of ", bytes, " bytes at offset ", byte_offset, " does not fit a tensor of ",
+            nbytes(), " bytes on 16-byte boundaries"));
+    std::shared_ptr<PersistentTensor> out(new PersistentTensor(context_, std::move(shape), dtype));
+    out->viewed_ = shared_from_this();
+    out->view_offset_ = byte_offset;
+    out->buffer_.size = bytes;
+    return out;
+}
+
 PersistentTensor::~PersistentTensor() {
+    if (viewed_) return;  // the block owns the memory
     try {
         context_->wait_idle();  // no submission may still write this memory
     } catch (const Error&) {
@@ -125,6 +147,7 @@ std::int64_t PersistentTensor::numel() const {
 }
 
 std::uintptr_t PersistentTensor::data_ptr() const {
+    if (viewed_) return viewed_->data_ptr() + view_offset_;
     return context_->exports_cuda() ? static_cast<std::uintptr_t>(cuda_buffer_.pointer)
                                     : reinterpret_cast<std::uintptr_t>(buffer_.mapped);
 }

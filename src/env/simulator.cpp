@@ -62,6 +62,30 @@ void record_copy(VkCommandBuffer commands, const device::PersistentTensor& from,
     vkCmdCopyBuffer(commands, from.vk_buffer(), to.vk_buffer(), 1, &region);
 }
 
+// What results() holds: the outputs the env and trainers read per environment.
+std::vector<ResultSource> result_sources(const sim::BatchSim& sim,
+                                         const std::vector<std::array<float, 2>>& final_pointgoal) {
+    using device::DType;
+    const sim::StepOutputs& o = sim.outputs();
+    const sim::EnvState& st = sim.state();
+    std::vector<ResultSource> sources{
+        {"pointgoal", DType::Float32, 2, o.pointgoal.data()},
+        {"reward", DType::Float32, 1, o.reward.data()},
+        {"terminated", DType::Bool, 1, o.terminated.data()},
+        {"truncated", DType::Bool, 1, o.truncated.data()},
+        {"success", DType::Float32, 1, o.success.data()},
+        {"spl", DType::Float32, 1, o.spl.data()},
+        {"softspl", DType::Float32, 1, o.softspl.data()},
+        {"distance_to_goal", DType::Float32, 1, o.distance_to_goal.data()},
+        {"collisions", DType::Int32, 1, o.collisions.data()},
+        {"episode_step", DType::Int32, 1, o.episode_step.data()},
+        {"episode_index", DType::Int64, 1, st.episode.data()},
+        {"scene_index", DType::Int32, 1, st.scene.data()}};
+    if (!final_pointgoal.empty())
+        sources.push_back({"final_pointgoal", DType::Float32, 2, final_pointgoal.data()});
+    return sources;
+}
+
 }  // namespace
 
 Simulator::Simulator(std::shared_ptr<device::GpuContext> context, const sim::SimConfig& sim_config,
@@ -82,6 +106,13 @@ Simulator::Simulator(std::shared_ptr<device::GpuContext> context, const sim::Sim
         final_rgb_ = twin(renderer_->rgb());
         final_pointgoal_.resize(sim_->num_envs());
     }
+    results_ = std::make_shared<StepResults>(renderer_->context(),
+                                             static_cast<std::int64_t>(sim_->num_envs()),
+                                             result_sources(*sim_, final_pointgoal_));
+    renderer_->set_batch_copies(
+        [results = results_](VkCommandBuffer commands, render::ViewRange views) {
+            results->record_copy(commands, views);
+        });
 }
 
 Simulator::~Simulator() {
@@ -165,6 +196,10 @@ std::span<const std::array<float, 2>> Simulator::final_pointgoal() const {
     return final_pointgoal_;
 }
 
+const StepResults& Simulator::results() const {
+    return *results_;
+}
+
 // The step on the caller's thread or the background one; pending actions are taken first.
 void Simulator::run_step(std::uintptr_t cuda_stream, const PendingActions* actions) {
     last_action_wait_seconds_ = actions ? take_actions(*actions) : 0.0;
@@ -239,6 +274,8 @@ void Simulator::submit(std::uint32_t batch, std::uintptr_t cuda_stream) {
     const auto started = std::chrono::steady_clock::now();
     mirror_.sync(*sim_, *renderer_);
     const render::ViewRange views = renderer_->batch_views(batch);
+    renderer_->wait(batch);  // its last render has copied the staged results it reads
+    results_->stage(views);
     const std::span<const gpu::CameraPose> poses = sim_->outputs().camera;
     renderer_->submit(batch, poses.subspan(views.first, views.count), cuda_stream);
     last_submit_seconds_ +=
@@ -251,8 +288,8 @@ void Simulator::wait_for_views() {
 }
 
 void Simulator::render(std::uintptr_t cuda_stream) {
-    mirror_.sync(*sim_, *renderer_);
-    renderer_->render(sim_->outputs().camera, cuda_stream);
+    for (std::uint32_t b = 0; b < renderer_->batch_count(); ++b) submit(b, cuda_stream);
+    wait_for_views();
 }
 
 void Simulator::require_idle(const char* what) const {

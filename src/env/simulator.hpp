@@ -30,6 +30,7 @@
 #include "device/gpu_context.hpp"
 #include "device/tensor.hpp"
 #include "env/scene_mirror.hpp"
+#include "env/step_results.hpp"
 #include "render/batch_renderer.hpp"
 #include "sim/batch_sim.hpp"
 
@@ -97,6 +98,9 @@ public:
     [[nodiscard]] const std::shared_ptr<device::PersistentTensor>& final_depth() const;
     [[nodiscard]] const std::shared_ptr<device::PersistentTensor>& final_rgb() const;
     [[nodiscard]] std::span<const std::array<float, 2>> final_pointgoal() const;
+    // The step's per-environment results (StepOutputs, the episode and scene indices, and
+    // final_pointgoal with final_views) as tensors beside the views, in the same order.
+    [[nodiscard]] const StepResults& results() const;
 
     // Wall time of the last step in C++ (simulation, scene sync and render submission; with
     // CPU export the render itself), for measuring what the layers above add.
@@ -124,6 +128,7 @@ private:
     SceneMirror mirror_;
     std::shared_ptr<device::PersistentTensor> final_depth_, final_rgb_;
     std::vector<std::array<float, 2>> final_pointgoal_;
+    std::shared_ptr<StepResults> results_;  // shared with the renderer's recorded copies
     double last_step_seconds_ = 0;
     double last_action_wait_seconds_ = 0;
     double last_submit_seconds_ = 0;

@@ -90,6 +90,7 @@ struct BatchRenderer::Impl {
     bool recorded = false;  // the batches' commands match the resident scenes
     GpuProfile profile;
     std::shared_ptr<device::PersistentTensor> depth, rgb;
+    BatchRenderer::BatchCopies batch_copies;
 
     Impl(std::shared_ptr<device::GpuContext> c, const RendererConfig& cfg);
     ~Impl();
@@ -188,6 +189,7 @@ void BatchRenderer::Impl::record_batch(std::uint32_t b) const {
     record_profile_reset(commands, profile, b);
     record_timer_mark(commands, profile, b, TimerMark::Start);
     record_upload(commands, b);
+    if (batch_copies) batch_copies(commands, {batch.views.first_view, batch.views.view_count});
     record_timer_mark(commands, profile, b, TimerMark::Uploaded);
     backend->record(commands, {.batch = b,
                                .views = batch.views,
@@ -251,6 +253,11 @@ void BatchRenderer::set_scene(std::uint32_t place, const assets::PackedScene* sc
         s.clear_place(place);
         throw;
     }
+}
+
+void BatchRenderer::set_batch_copies(BatchCopies record) {
+    impl_->batch_copies = std::move(record);
+    impl_->recorded = false;
 }
 
 std::size_t BatchRenderer::scene_bytes(std::uint32_t place, bool textures_only) const {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -75,6 +76,11 @@ public:
     // Uploads `scene` to resident place `place` (null empties it), after the GPU is done
     // with what was there. Throws Error(Unsupported) when it does not fit the device.
     void set_scene(std::uint32_t place, const assets::PackedScene* scene);
+    // Commands every batch's submission runs after uploading its poses, given the batch's
+    // view range (copies of what the caller staged for those views, say); empty for none.
+    // Takes effect at the next submission (the batches are recorded again).
+    using BatchCopies = std::function<void(VkCommandBuffer, ViewRange)>;
+    void set_batch_copies(BatchCopies record);
     // Device memory of the scene in `place` (0 if empty): all of it, or its textures alone.
     [[nodiscard]] std::size_t scene_bytes(std::uint32_t place, bool textures_only = false) const;
 

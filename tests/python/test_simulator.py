@@ -177,3 +177,61 @@ def test_pending_actions_out_of_range_raise_from_the_step(dataset, cpu_context):
     with pytest.raises(ValueError, match="ready: expected a CUevent handle"):
         sim._core.step_after(bad.ctypes.data, "now")
     assert sim.last_action_wait_seconds >= 0
+
+
+RESULT_DTYPES = {
+    "pointgoal": np.float32,
+    "reward": np.float32,
+    "terminated": np.bool_,
+    "truncated": np.bool_,
+    "success": np.float32,
+    "spl": np.float32,
+    "softspl": np.float32,
+    "distance_to_goal": np.float32,
+    "collisions": np.int32,
+    "episode_step": np.int32,
+    "episode_index": np.int64,
+    "scene_index": np.int32,
+    "final_pointgoal": np.float32,
+}
+
+
+@pytest.mark.parametrize("double_buffer", [False, True])
+def test_results_tensors_hold_each_steps_host_results(
+    three_scene_split, cpu_context, double_buffer
+):
+    # The render submission copies the host results into Simulator.results: after every
+    # reset and step (per half when double-buffered, with final views and scene swaps in
+    # between) each tensor must equal its host array.
+    sim = make(
+        three_scene_split,
+        cpu_context,
+        num_envs=5,
+        steps_per_scene=10,
+        task=batchsim.TaskConfig(max_episode_steps=8),
+        autoreset="same_step",
+        final_views=True,
+        double_buffer=double_buffer,
+    )
+    tensors = {name: np.from_dlpack(tensor) for name, tensor in sim.results.items()}
+    assert {name: t.dtype for name, t in tensors.items()} == {
+        name: np.dtype(dtype) for name, dtype in RESULT_DTYPES.items()
+    }
+
+    def check(when: str) -> None:
+        for name, tensor in tensors.items():
+            host = sim.final_pointgoal if name == "final_pointgoal" else getattr(sim, name)
+            np.testing.assert_array_equal(tensor, host, err_msg=f"{name} after {when}")
+
+    sim.reset(seed=2)
+    check("reset")
+    rng = np.random.default_rng(4)
+    ended = 0
+    for step in range(40):
+        sim.step(rng.choice(4, size=5, p=[0.1, 0.6, 0.15, 0.15]))
+        check(f"step {step}")
+        ended += int((sim.terminated | sim.truncated).sum())
+    sim.reset_envs(np.array([True, False, True, False, False]))
+    check("reset_envs")
+    assert ended > 5 and len(set(tensors["scene_index"].tolist())) >= 1
+    assert sim.stats()["scene_swaps"] > 0
