@@ -19,7 +19,18 @@ def consumer_stream(device: str, stream: int | None = None) -> int:
     if torch is None or not torch.cuda.is_available():
         return LEGACY_DEFAULT_STREAM
     index = int(device.partition(":")[2] or 0)
-    return torch.cuda.current_stream(index).cuda_stream or LEGACY_DEFAULT_STREAM
+    return _current_raw_stream(torch, index) or LEGACY_DEFAULT_STREAM
+
+
+def _current_raw_stream(torch, index: int) -> int:
+    """The CUstream of torch's current stream on device ``index``. torch's own raw lookup
+    (what its compiled code calls) takes ~1 us; ``current_stream()`` builds a Stream object,
+    ~40 us on an H100 host, once per step (benchmarks/RESULTS.md, the env with host
+    actions)."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return int(raw(index))
+    return torch.cuda.current_stream(index).cuda_stream
 
 
 def torch_stream(device, stream: int | None):

@@ -67,7 +67,6 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from batchsim._numpy_env import parse_array_mode, to_numpy
-from batchsim._staging import Staging
 from batchsim.actions import ACTIONS
 from batchsim.datasets import PointNavDataset
 from batchsim.options import RenderOptions
@@ -76,11 +75,18 @@ from batchsim.simulator import Simulator
 
 POINTGOAL = "pointgoal_with_gps_compass"
 _EPISODE_METRICS = ("success", "spl", "softspl")
-_STEP_METRICS = {  # info key: SimOutputs field
+_STEP_METRICS = {  # info key: Simulator.results key
     "distance_to_goal": "distance_to_goal",
     "collisions": "collisions",
     "episode_id": "episode_index",
     "scene_id": "scene_index",
+}
+_RESULTS = {  # env key: Simulator.results key, for what is neither a view nor a metric
+    POINTGOAL: "pointgoal",
+    "reward": "reward",
+    "terminated": "terminated",
+    "truncated": "truncated",
+    "final_" + POINTGOAL: "final_pointgoal",
 }
 
 
@@ -109,6 +115,14 @@ def visual_observations(sim: Simulator, final: bool = False) -> dict[str, torch.
     if rgb is not None:
         views["rgb"] = torch.from_dlpack(rgb)[..., :3].permute(0, 3, 1, 2)
     return views
+
+
+def result_tensors(sim: Simulator) -> dict[str, torch.Tensor]:
+    """The Simulator's per-environment results as torch tensors without a copy, by the env's
+    names (pointgoal, reward, flags, info's metrics)."""
+    names = {**_RESULTS, **{name: name for name in _EPISODE_METRICS}, **_STEP_METRICS}
+    results = sim.results
+    return {key: torch.from_dlpack(results[name]) for key, name in names.items() if name in results}
 
 
 def observation_space(sim: Simulator) -> gym.spaces.Dict:
@@ -172,8 +186,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._observations = visual_observations(self.sim)
         self._final_views = visual_observations(self.sim, final=True)
-        self._host = self._host_results()  # persistent arrays, rewritten by every step
-        self._staging = Staging(self._staged_fields(), self.device)
+        self._results = result_tensors(self.sim)  # rewritten in place by every step
         self._all = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
         self._noise = (
             SensorRandomizer(noise, self.num_envs, self.device, hfov, self.sim.config.seed)
@@ -183,34 +196,19 @@ class BatchNavEnv(gym.vector.VectorEnv):
 
     # ---- outputs ----
 
-    def _staged_fields(self) -> dict:
-        """The host results copied to the device each step, in one transfer."""
-        return {key: (a.dtype, a.shape) for key, a in self._host.items()}
-
-    def _host_results(self) -> dict[str, np.ndarray]:
-        out = self.sim.outputs
-        host = {POINTGOAL: out.pointgoal, "reward": out.reward}
-        host |= {"terminated": out.terminated, "truncated": out.truncated}
-        host |= {name: getattr(out, name) for name in _EPISODE_METRICS}
-        host |= {key: getattr(out, name) for key, name in _STEP_METRICS.items()}
-        if self.sim.final_pointgoal is not None:
-            host["final_" + POINTGOAL] = self.sim.final_pointgoal
-        return host
-
-    def _results(self) -> tuple[dict, dict]:
-        staged = self._staging.upload(self._host)
+    def _observe(self) -> dict[str, torch.Tensor]:
         views = self._observations
         if self._noise is not None:
-            self._noise.new_episodes(staged["episode_id"])
+            self._noise.new_episodes(self._results["episode_id"])
             views = self._noise.apply(views)
-        return {**views, POINTGOAL: staged[POINTGOAL]}, staged
+        return {**views, POINTGOAL: self._results[POINTGOAL]}
 
-    def _info(self, staged: dict[str, torch.Tensor], ended: torch.Tensor) -> dict:
+    def _info(self, ended: torch.Tensor) -> dict:
         info = {}
         for name in _EPISODE_METRICS:
-            info[name], info[f"_{name}"] = staged[name], ended
+            info[name], info[f"_{name}"] = self._results[name], ended
         for key in _STEP_METRICS:
-            info[key], info[f"_{key}"] = staged[key], self._all
+            info[key], info[f"_{key}"] = self._results[key], self._all
         return info
 
     # ---- the gymnasium API ----
@@ -222,8 +220,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
             self.sim.reset_envs(self._mask(mask))
         else:
             self.sim.reset(seed)
-        obs, staged = self._results()
-        return self._out((obs, self._info(staged, torch.zeros_like(self._all))))
+        return self._out((self._observe(), self._info(torch.zeros_like(self._all))))
 
     def step(self, actions):
         self.step_async(actions)
@@ -245,15 +242,18 @@ class BatchNavEnv(gym.vector.VectorEnv):
         final_views = self._final_views
         if self._noise is not None and final_views:  # with the ended episodes' draws
             final_views = self._noise.apply(final_views)
-        obs, staged = self._results()
-        ended = staged["terminated"] | staged["truncated"]
-        info = self._info(staged, ended)
+        obs, results = self._observe(), self._results
+        ended = results["terminated"] | results["truncated"]
+        info = self._info(ended)
         # Asked of the host arrays: the device's answer would wait for the GPU.
-        if final_views and (self._host["terminated"].any() or self._host["truncated"].any()):
-            final_obs = {**final_views, POINTGOAL: staged["final_" + POINTGOAL]}
+        host = self.sim.outputs
+        if final_views and (host.terminated.any() or host.truncated.any()):
+            final_obs = {**final_views, POINTGOAL: results["final_" + POINTGOAL]}
             info |= {"final_obs": final_obs, "_final_obs": ended}
             info |= {"final_info": dict(info), "_final_info": ended}
-        return self._out((obs, staged["reward"], staged["terminated"], staged["truncated"], info))
+        return self._out(
+            (obs, results["reward"], results["terminated"], results["truncated"], info)
+        )
 
     def _out(self, results: tuple) -> tuple:
         """The results in the env's array mode: the tensors themselves, or numpy copies."""
@@ -280,7 +280,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
     def close_extras(self, **kwargs) -> None:
         if not self._closed_env:
             self._closed_env = True
-            self._observations = self._final_views = self._host = {}
+            self._observations = self._final_views = self._results = {}
             self.sim.close()
 
     def _require_open(self) -> None:

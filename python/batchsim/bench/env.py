@@ -25,7 +25,7 @@ half), given the Simulator's actions; reported as `simulator_double_buffer` and
 Every step records the wall time of the step call, the C++ wall time of that step
 (`sim.last_step_seconds`: simulation, scene uploads and rendering) and the time the C++
 step waited for device actions' copy (`sim.last_action_wait_seconds`); wall minus C++ is
-the overhead (action checks, copying results to tensors, the info dict; waits for the GPU).
+the overhead (action checks, the hand-over to the C++ step, the info dict; waits for the GPU).
 
 JSON: per N and mode one entry of `results`: `num_envs`, `actions` (the mode), `backend`,
 `env_over_simulator` (ratio of frames/s), `overhead_below_goal` (the env's overhead under
@@ -33,10 +33,9 @@ GOAL_OVERHEAD_PCT), `stats` (the simulator's), `env_profile` (with `--profile`: 
 mode's env path under cProfile, the top functions per step), and for each path (`env`,
 `simulator`): `frames_per_s` (median over runs; `min`, `max`), `step_ms`, `cxx_step_ms`,
 `cxx_submit_ms` (of the C++ step, handing the renders to the GPU: `last_submit_seconds`),
-`overhead_us`, `overhead_pct` (medians per step), `staging_wait_us` (the env's results'
-staging buffer waited for the GPU), `action_wait_us` (the step waited for device actions),
-`overhead_less_wait_us` (overhead less both waits), and `spread`: [min, max] over the runs
-of each run's median `step_ms`, `cxx_step_ms` and `overhead_us`.
+`overhead_us`, `overhead_pct` (medians per step), `action_wait_us` (the step waited for
+device actions), `overhead_less_wait_us` (overhead less that wait), and `spread`: [min, max]
+over the runs of each run's median `step_ms`, `cxx_step_ms` and `overhead_us`.
 
 CUDA export: each timed run ends with torch.cuda.synchronize(), so frames/s counts
 finished frames; but `last_step_seconds` then covers the CPU work and the render
@@ -88,11 +87,11 @@ def warm_up(step, actions, warmup: int, sync) -> None:
     sync()
 
 
-def time_run(step, sim, actions, sync, waited) -> dict:
+def time_run(step, sim, actions, sync) -> dict:
     """One timed run of step(row) over the rows of actions: its seconds (synchronised at
-    the end) and, per step, the wall time of step(), the C++ time of the step and the times
-    step() waited for the GPU: for a staging buffer (waited()) and for the actions."""
-    run = {"wall": [], "cxx": [], "submit": [], "wait": [], "action_wait": []}
+    the end) and, per step, the wall time of step(), the C++ time of the step and the time
+    the step waited for its actions."""
+    run = {"wall": [], "cxx": [], "submit": [], "action_wait": []}
     started = time.perf_counter()
     for row in actions:
         before = time.perf_counter()
@@ -100,7 +99,6 @@ def time_run(step, sim, actions, sync, waited) -> dict:
         run["wall"].append(time.perf_counter() - before)
         run["cxx"].append(sim.last_step_seconds)
         run["submit"].append(sim.last_submit_seconds)
-        run["wait"].append(waited())
         run["action_wait"].append(sim.last_action_wait_seconds)
     sync()
     return {"seconds": time.perf_counter() - started, **run}
@@ -110,7 +108,6 @@ def summarize(n: int, runs: list[dict]) -> dict:
     rates = [n * len(run["wall"]) / run["seconds"] for run in runs]
     wall = np.concatenate([run["wall"] for run in runs])
     cxx = np.concatenate([run["cxx"] for run in runs])
-    wait = np.concatenate([run["wait"] for run in runs])
     action_wait = np.concatenate([run["action_wait"] for run in runs])
     overhead = wall - cxx
     return {
@@ -122,9 +119,8 @@ def summarize(n: int, runs: list[dict]) -> dict:
         "cxx_submit_ms": float(np.median(np.concatenate([r["submit"] for r in runs]))) * 1e3,
         "overhead_us": float(np.median(overhead)) * 1e6,
         "overhead_pct": float(np.median(overhead / wall)) * 100,
-        "staging_wait_us": float(np.median(wait)) * 1e6,
         "action_wait_us": float(np.median(action_wait)) * 1e6,
-        "overhead_less_wait_us": float(np.median(overhead - wait - action_wait)) * 1e6,
+        "overhead_less_wait_us": float(np.median(overhead - action_wait)) * 1e6,
         "spread": {  # [min, max] over the runs of each run's median
             "step_ms": _spread_over_runs(runs, lambda r: r["wall"], 1e3),
             "cxx_step_ms": _spread_over_runs(runs, lambda r: r["cxx"], 1e3),
@@ -136,13 +132,6 @@ def summarize(n: int, runs: list[dict]) -> dict:
 def _spread_over_runs(runs: list[dict], times, scale: float) -> list[float]:
     """[min, max] over the runs of the median of times(run) (per-step seconds) x scale."""
     return report.spread([float(np.median(times(run))) * scale for run in runs])
-
-
-def staging_wait(env):
-    """Seconds the last env.step() blocked on the GPU before reusing a staging buffer
-    (CUDA only; 0 where the Staging does not report it)."""
-    staging = env._staging
-    return lambda: getattr(staging, "last_wait_seconds", 0.0)
 
 
 def profile_steps(step, actions, top: int = 15) -> list[dict]:
@@ -257,8 +246,7 @@ def measure_mode(env, twin, n: int, mode: str, drawn: torch.Tensor, args) -> dic
     timed = {name: [] for name in paths}
     for run in range(args.runs):
         for name, (step, path_actions, sim) in paths.items():
-            waited = staging_wait(env) if name == "env" else lambda: 0.0
-            timed[name].append(time_run(step, sim, path_actions[run], sync, waited))
+            timed[name].append(time_run(step, sim, path_actions[run], sync))
             seconds = timed[name][-1]["seconds"]
             print(
                 f"  N={n} {mode} {name} run {run + 1}/{args.runs}: {seconds:.2f} s", file=sys.stderr

@@ -59,7 +59,7 @@ def timed_runs(sim, args) -> list[float]:
     step = env_bench.simulator_step(sim)
     sync = env_bench.synchronizer(torch.device(sim.device))
     env_bench.warm_up(step, actions[0], args.warmup, sync)
-    runs = [env_bench.time_run(step, sim, run, sync, lambda: 0.0) for run in actions]
+    runs = [env_bench.time_run(step, sim, run, sync) for run in actions]
     return [sim.num_envs * args.steps / run["seconds"] for run in runs]
 
 
