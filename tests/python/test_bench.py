@@ -137,20 +137,22 @@ def test_bench_env_records_the_env_and_both_simulators(procgen_dataset, tmp_path
     args = [
         "--envs", "2", "--resolution", "16", "--steps", "2", "--runs", "2", "--warmup", "1",
         "--threads", "1", "--scenes-resident", "1", "--data", folder, "--profile",
-        "--actions", "drawn", "same", "policy", "--double-buffer",
+        "--actions", "drawn", "same", "policy", "--double-buffer", "--halves", "shared",
         "--out", tmp_path / "env.json", "--plot", tmp_path / "env.png",
     ]  # fmt: skip
     result = batchsim("bench", "env", *args)
     assert result.returncode == 0, result.stderr
     record = json.loads((tmp_path / "env.json").read_text())
     check_header(record, [str(a) for a in args])
-    assert record["double_buffer"]
+    assert record["double_buffer"] and record["halves"] == "shared"
     assert [r["actions"] for r in record["results"]] == ["drawn", "same", "policy"]
     for r in record["results"]:
         ratio = r["env"]["frames_per_s"] / r["simulator"]["frames_per_s"]
         assert r["env_over_simulator"] == pytest.approx(ratio)
         assert r["double_buffer_over_simulator"] > 0
-        for path in ("env", "simulator", "simulator_double_buffer"):
+        halves = r["env_halves"]["frames_per_s"] / r["simulator"]["frames_per_s"]
+        assert r["halves_over_simulator"] == pytest.approx(halves)
+        for path in ("env", "simulator", "simulator_double_buffer", "env_halves"):
             figures = r[path]
             check_spread(figures, "frames_per_s")
             low, high = figures["spread"]["step_ms"]
@@ -278,3 +280,36 @@ def test_profile_train_writes_both_phases_tables(procgen_dataset, tmp_path):
     assert "collect: wall" in result.stdout and "update: wall" in result.stdout
     tables = out.read_text()
     assert tables.count("==== ") == 2 and "aten::" in tables
+
+
+@pytest.mark.parametrize("closed_loop", [False, True])
+def test_halves_pipeline_steps_each_half_as_its_own_env(procgen_dataset, closed_loop):
+    # The pipelined order (one half handed over while the other is waited for) must step
+    # each half exactly as that half alone, stepped in order, with its halves of the rows.
+    import numpy as np
+    import torch
+
+    from batchsim.bench.env_halves import HalvesPipeline
+    from batchsim.env import BatchNavEnv
+
+    folder, _ = procgen_dataset
+    split = folder / "pointnav" / "train"
+    options = dict(device="cpu", resolution=(8, 8), num_threads=1, scenes_resident=1, seed=3)
+    pipeline = HalvesPipeline(split, 6, closed_loop, **options)
+    pipeline.reset(seed=3)
+    alone = [BatchNavEnv(split, 3, **{**options, "seed": 3 + h}) for h in (0, 1)]
+    for env in alone:
+        env.reset(seed=3)
+    rows = torch.from_numpy(np.random.default_rng(2).choice(4, (12, 6), p=[0.1, 0.6, 0.15, 0.15]))
+    for row in rows:
+        pipeline.step(row)
+    pipeline.finish()
+    for half, env in enumerate(alone):
+        for row in rows:
+            env.step(row[3 * half : 3 * half + 3])
+        piped = pipeline.envs[half].sim
+        np.testing.assert_array_equal(piped.camera_position, env.sim.camera_position)
+        np.testing.assert_array_equal(piped.episode_index, env.sim.episode_index)
+        np.testing.assert_array_equal(piped.reward, env.sim.reward)
+    assert pipeline.envs[1].sim.stats()["steps"] == 12
+    pipeline.close()

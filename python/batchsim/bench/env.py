@@ -17,6 +17,12 @@ torch tensor on the env's device, so drawing them is not timed. The modes:
   the device from the current observation (the drawn row plus a term that reads the
   rendered view and is always 0), so they depend on the last step's render; both paths.
 
+`--halves [own|shared]` adds the half-batch pipeline (`bench/env_halves.py`: two envs of N / 2,
+each half's actions handed over while the other half's step is waited for; each half on a
+context of its own, or both on the bench's one) as `env_halves`,
+given the env's actions (closed loop per half in the policy mode), with
+`halves_over_simulator`; its C++ figures are the first half's.
+
 `--double-buffer` adds a third path to every mode, in the same alternation: a twin Simulator
 with RenderOptions.double_buffer (half the batch simulates while the GPU renders the other
 half), given the Simulator's actions; reported as `simulator_double_buffer` and
@@ -58,6 +64,7 @@ import torch
 
 import batchsim
 from batchsim.bench import data, report
+from batchsim.bench.env_halves import HalvesPipeline
 from batchsim.env import visual_observations
 from batchsim.simulator import make_context
 
@@ -134,33 +141,6 @@ def _spread_over_runs(runs: list[dict], times, scale: float) -> list[float]:
     return report.spread([float(np.median(times(run))) * scale for run in runs])
 
 
-def profile_steps(step, actions, top: int = 15) -> list[dict]:
-    """cProfile of step(row) over the rows of `actions`: the `top` functions by their own
-    time, per step. A wait for the GPU shows as the own time of the call that waits (a
-    tensor's .cpu(), an event's synchronize)."""
-    import cProfile
-    import pstats
-
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for row in actions:
-        step(row)
-    profiler.disable()
-    steps = len(actions)
-    rows = [
-        {
-            "function": f"{Path(file).name}:{line}({name})",
-            "calls_per_step": calls / steps,
-            "own_us_per_step": own / steps * 1e6,
-            "cumulative_us_per_step": cumulative / steps * 1e6,
-        }
-        for (file, line, name), (_, calls, own, cumulative, _) in pstats.Stats(
-            profiler
-        ).stats.items()
-    ]
-    return sorted(rows, key=lambda r: -r["own_us_per_step"])[:top]
-
-
 def simulator_step(sim):
     def step(row: np.ndarray) -> None:
         np.copyto(sim.actions, row)
@@ -195,16 +175,23 @@ def simulator_path(sim, mode: str, drawn: torch.Tensor, host_actions: bool) -> t
     return closed_loop(sim.step, sim), drawn, sim
 
 
-def action_paths(env, mode: str, drawn: torch.Tensor, host_actions: bool, twin=None) -> dict:
+def action_paths(
+    env, mode: str, drawn: torch.Tensor, host_actions: bool, twin=None, halves=None
+) -> dict:
     """name: (step function, actions of each run, the Simulator it steps) of the env, its
-    Simulator and, unless None, the double-buffered twin, in `mode`."""
+    Simulator and, unless None, the double-buffered twin and the halves' pipelines (by
+    whether closed-loop), in `mode`."""
+    env_actions = drawn.cpu().numpy() if host_actions and mode != "policy" else drawn
     if mode == "policy":
         env_path = (closed_loop(env.step, env.sim), drawn, env.sim)
     else:
-        env_path = (env.step, drawn.cpu().numpy() if host_actions else drawn, env.sim)
+        env_path = (env.step, env_actions, env.sim)
     paths = {"env": env_path, "simulator": simulator_path(env.sim, mode, drawn, host_actions)}
     if twin is not None:
         paths["simulator_double_buffer"] = simulator_path(twin, mode, drawn, host_actions)
+    if halves is not None:
+        pipeline = halves[mode == "policy"]
+        paths["env_halves"] = (pipeline.step, env_actions, pipeline.sim)
     return paths
 
 
@@ -225,28 +212,51 @@ def measure(dataset, context, n: int, args) -> list[dict]:
     twin = (
         double_buffered_twin(dataset, context, env.sim, args.seed) if args.double_buffer else None
     )
-    results = [measure_mode(env, twin, n, mode, drawn, args) for mode in args.actions]
+    halves = make_halves(dataset, context, n, args) if args.halves else None
+    results = [measure_mode(env, twin, halves, n, mode, drawn, args) for mode in args.actions]
     if twin is not None:
         twin.close()
+    for pipeline in halves or ():
+        pipeline.close()
     if args.profile:  # after the timed runs, so that it slows none of them
         step, path_actions, _ = action_paths(env, args.actions[0], drawn, args.host_actions)["env"]
-        results[0]["env_profile"] = profile_steps(step, path_actions[0])
+        results[0]["env_profile"] = report.profile_steps(step, path_actions[0])
         synchronizer(env.device)()
     stats = env.sim.stats()
     env.close()
     return [{**result, "stats": stats} for result in results]
 
 
-def measure_mode(env, twin, n: int, mode: str, drawn: torch.Tensor, args) -> dict:
+def make_halves(dataset, context, n: int, args) -> tuple[HalvesPipeline, HalvesPipeline]:
+    """The halves' pipelines, open-loop and closed-loop, each on contexts of its own
+    (`context`'s device), reset with the bench's seed."""
+    options = dict(sensors=args.sensors, resolution=args.resolution, seed=args.seed)
+    options |= dict(num_threads=args.threads, scenes_resident=args.scenes_resident)
+    options |= dict(backend=args.backend)
+    if args.halves == "shared":
+        options["context"] = context
+    else:
+        options["device"] = context.torch_device
+    pipelines = tuple(HalvesPipeline(dataset, n, closed, **options) for closed in (False, True))
+    for pipeline in pipelines:
+        pipeline.reset(args.seed)
+    return pipelines
+
+
+def measure_mode(env, twin, halves, n: int, mode: str, drawn: torch.Tensor, args) -> dict:
     """The figures of every path with the actions of `mode`, runs alternated."""
-    paths = action_paths(env, mode, drawn, args.host_actions, twin)
+    paths = action_paths(env, mode, drawn, args.host_actions, twin, halves)
     sync = synchronizer(env.device)
-    for step, path_actions, _ in paths.values():
-        warm_up(step, path_actions[0], args.warmup, sync)
+    syncs = {name: sync for name in paths}
+    if halves is not None:  # a run ends with both halves' steps done
+        pipeline = halves[mode == "policy"]
+        syncs["env_halves"] = lambda: (pipeline.finish(), sync())
+    for name, (step, path_actions, _) in paths.items():
+        warm_up(step, path_actions[0], args.warmup, syncs[name])
     timed = {name: [] for name in paths}
     for run in range(args.runs):
         for name, (step, path_actions, sim) in paths.items():
-            timed[name].append(time_run(step, sim, path_actions[run], sync))
+            timed[name].append(time_run(step, sim, path_actions[run], syncs[name]))
             seconds = timed[name][-1]["seconds"]
             print(
                 f"  N={n} {mode} {name} run {run + 1}/{args.runs}: {seconds:.2f} s", file=sys.stderr
@@ -261,6 +271,10 @@ def measure_mode(env, twin, n: int, mode: str, drawn: torch.Tensor, args) -> dic
         result["env"]["frames_per_s"] / result["simulator"]["frames_per_s"]
     )
     result["overhead_below_goal"] = result["env"]["overhead_pct"] < GOAL_OVERHEAD_PCT
+    if halves is not None:
+        result["halves_over_simulator"] = (
+            result["env_halves"]["frames_per_s"] / result["simulator"]["frames_per_s"]
+        )
     if twin is not None:
         result["double_buffer_over_simulator"] = (
             result["simulator_double_buffer"]["frames_per_s"] / result["simulator"]["frames_per_s"]
@@ -269,20 +283,21 @@ def measure_mode(env, twin, n: int, mode: str, drawn: torch.Tensor, args) -> dic
     return result
 
 
+_RATIOS = {"double_buffer_over_simulator": "double-buffered", "halves_over_simulator": "halves"}
+
+
 def _summary(result: dict) -> str:
     env, sim = result["env"], result["simulator"]
+    ratios = "".join(
+        f"; {name} / Simulator {result[key]:.3f}" for key, name in _RATIOS.items() if key in result
+    )
     return (
         f"N={result['num_envs']} ({result['actions']} actions): "
         f"env {env['frames_per_s']:,.0f} frames/s "
         f"[{env['min']:,.0f}-{env['max']:,.0f}], step {env['step_ms']:.2f} ms, "
         f"Python overhead {env['overhead_us']:,.0f} us ({env['overhead_pct']:.3g}%); "
         f"Simulator {sim['frames_per_s']:,.0f} frames/s, overhead {sim['overhead_us']:,.0f} us "
-        f"({sim['overhead_pct']:.3g}%); env / Simulator {result['env_over_simulator']:.3f}"
-        + (
-            f"; double-buffered / Simulator {result['double_buffer_over_simulator']:.3f}"
-            if "double_buffer_over_simulator" in result
-            else ""
-        )
+        f"({sim['overhead_pct']:.3g}%); env / Simulator {result['env_over_simulator']:.3f}{ratios}"
     )
 
 
@@ -319,6 +334,14 @@ def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
         help="also time a double-buffered Simulator (simulator_double_buffer in the JSON)",
     )
     parser.add_argument(
+        "--halves",
+        nargs="?",
+        const="own",
+        choices=["own", "shared"],
+        help="also time the half-batch pipeline (env_halves in the JSON; N must be even), each "
+        "half on its own context (own, as make_env_halves makes them) or both on the bench's",
+    )
+    parser.add_argument(
         "--profile",
         action="store_true",
         help="add env_profile: one more env run under cProfile, the top functions per step",
@@ -351,6 +374,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         "actions": args.actions,
         "host_actions": args.host_actions,
         "double_buffer": args.double_buffer,
+        "halves": args.halves,
         "goal_overhead_pct": GOAL_OVERHEAD_PCT,
         "results": results,
     }

@@ -1,5 +1,6 @@
 """Shared by the benchmarks: the record header (machine, software, device, date, command,
-configuration), printing the JSON record and saving it (and its plot) atomically.
+configuration), printing the JSON record and saving it (and its plot) atomically, and a
+cProfile of a step function.
 
 Every record is `{"benchmark": NAME, **header(args, context), ...its own figures}`: the
 header's keys sit at the top level of every record, beside the benchmark's.
@@ -169,3 +170,30 @@ def emit(report: dict, out: str | None, plot: str | None = None) -> None:
 
         write_plot(report, plot)
         print(f"plot: {plot}", file=sys.stderr)
+
+
+def profile_steps(step, actions, top: int = 15) -> list[dict]:
+    """cProfile of step(row) over the rows of `actions`: the `top` functions by their own
+    time, per step. A wait for the GPU shows as the own time of the call that waits (a
+    tensor's .cpu(), an event's synchronize)."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for row in actions:
+        step(row)
+    profiler.disable()
+    steps = len(actions)
+    rows = [
+        {
+            "function": f"{Path(file).name}:{line}({name})",
+            "calls_per_step": calls / steps,
+            "own_us_per_step": own / steps * 1e6,
+            "cumulative_us_per_step": cumulative / steps * 1e6,
+        }
+        for (file, line, name), (_, calls, own, cumulative, _) in pstats.Stats(
+            profiler
+        ).stats.items()
+    ]
+    return sorted(rows, key=lambda r: -r["own_us_per_step"])[:top]
