@@ -42,8 +42,8 @@ and scene_id already name the new one. DISABLED leaves ended environments to
 ``reset(options={"reset_mask": mask})``.
 
 Double-buffered half-batches (:func:`make_env_halves`, the trainer's pipelining too): two
-envs of N/2, each on its own context, let a trainer run the policy on one half while the
-other simulates and renders::
+envs of N/2 on one context let a trainer run the policy on one half while the other
+simulates and renders::
 
     envs = batchsim.make_env_halves(dataset, 2048, device="cuda:0")
     obs = [env.reset(seed=0)[0] for env in envs]
@@ -71,7 +71,7 @@ from batchsim.actions import ACTIONS
 from batchsim.datasets import PointNavDataset
 from batchsim.options import RenderOptions
 from batchsim.sensor_noise import SensorNoise, SensorRandomizer
-from batchsim.simulator import Simulator
+from batchsim.simulator import Simulator, make_context
 
 POINTGOAL = "pointgoal_with_gps_compass"
 _EPISODE_METRICS = ("success", "spl", "softspl")
@@ -316,13 +316,17 @@ def _set_hfov(fields: dict, hfov: float) -> None:
 
 
 def make_env_halves(
-    dataset, num_envs: int, *, seed: int = 0, **options: Any
+    dataset, num_envs: int, *, seed: int = 0, shared_context: bool = True, **options: Any
 ) -> tuple[BatchNavEnv, BatchNavEnv]:
     """Two BatchNavEnv of num_envs / 2 environments for double-buffered stepping (module
-    docstring); the second half's seed is seed + 1. Each half makes its own context (and so
-    its own Vulkan queue) on ``device=`` unless ``context=`` names one for both."""
+    docstring); the second half's seed is seed + 1. Both share one context made on
+    ``device=`` (one Vulkan queue renders them in turn: 1.17-1.25x the pipeline's env steps
+    on a context each on an H100, benchmarks/RESULTS.md), or the ``context=`` given;
+    ``shared_context=False`` makes each half its own."""
     if num_envs < 2 or num_envs % 2:
         raise ValueError(f"num_envs: expected an even number >= 2, got {num_envs}")
+    if shared_context and options.get("context") is None:
+        options["context"] = make_context(options.pop("device", None))
     return tuple(
         BatchNavEnv(dataset, num_envs // 2, seed=seed + half, **options) for half in (0, 1)
     )

@@ -230,10 +230,14 @@ def test_repr_and_render(dataset, shared_context):
     assert "closed" in repr(env)
 
 
-def test_halves_have_their_own_contexts_and_step_in_turn(dataset):
+def test_halves_share_a_context_and_step_in_turn(dataset):
+    own = batchsim.make_env_halves(dataset, 4, device="cpu", shared_context=False)
+    assert own[0].sim.context is not own[1].sim.context
+    for env in own:
+        env.close()
     halves = batchsim.make_env_halves(dataset, 4, device="cpu", resolution=(8, 8))
-    # One context per half (its own queue) unless context= names one (docs/env.md).
-    assert halves[0].sim.context is not halves[1].sim.context
+    # One context (one queue renders both in turn) unless shared_context=False (docs/env.md).
+    assert halves[0].sim.context is halves[1].sim.context
     obs = [env.reset(seed=0)[0] for env in halves]
     halves[0].step_async(np.full(2, FORWARD))
     for _ in range(3):

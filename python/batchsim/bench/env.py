@@ -19,7 +19,7 @@ torch tensor on the env's device, so drawing them is not timed. The modes:
 
 `--halves [own|shared]` adds the half-batch pipeline (`bench/env_halves.py`: two envs of N / 2,
 each half's actions handed over while the other half's step is waited for; each half on a
-context of its own, or both on the bench's one) as `env_halves`,
+context of its own, or both on one) as `env_halves`,
 given the env's actions (closed loop per half in the policy mode), with
 `halves_over_simulator`; its C++ figures are the first half's.
 
@@ -228,15 +228,12 @@ def measure(dataset, context, n: int, args) -> list[dict]:
 
 
 def make_halves(dataset, context, n: int, args) -> tuple[HalvesPipeline, HalvesPipeline]:
-    """The halves' pipelines, open-loop and closed-loop, each on contexts of its own
+    """The halves' pipelines, open-loop and closed-loop, on contexts as `--halves` says
     (`context`'s device), reset with the bench's seed."""
     options = dict(sensors=args.sensors, resolution=args.resolution, seed=args.seed)
     options |= dict(num_threads=args.threads, scenes_resident=args.scenes_resident)
     options |= dict(backend=args.backend)
-    if args.halves == "shared":
-        options["context"] = context
-    else:
-        options["device"] = context.torch_device
+    options |= dict(device=context.torch_device, shared_context=args.halves == "shared")
     pipelines = tuple(HalvesPipeline(dataset, n, closed, **options) for closed in (False, True))
     for pipeline in pipelines:
         pipeline.reset(args.seed)
@@ -336,10 +333,10 @@ def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
     parser.add_argument(
         "--halves",
         nargs="?",
-        const="own",
+        const="shared",
         choices=["own", "shared"],
         help="also time the half-batch pipeline (env_halves in the JSON; N must be even), each "
-        "half on its own context (own, as make_env_halves makes them) or both on the bench's",
+        "half on its own context (own) or both on one (shared, as make_env_halves makes them)",
     )
     parser.add_argument(
         "--profile",

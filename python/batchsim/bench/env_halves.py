@@ -1,9 +1,9 @@
 """The half-batch pipeline as a path of `batchsim bench env` (``--halves``): two BatchNavEnv of
-N / 2 (:func:`batchsim.make_env_halves`, each on its own context and, on CUDA, its own torch
-stream), driven as a pipelined trainer drives them: one half's actions are handed over,
-then the other half's step is waited for, so that one half simulates while the other
-renders and a half's actions wait only for its own render. One call of ``step(row)``
-advances both halves once: N frames."""
+N / 2 (:func:`batchsim.make_env_halves`, on one context or a context each, and on CUDA each
+on its own torch stream), driven as a pipelined trainer drives them: one half's actions
+are handed over, then the other half's step is waited for, so that one half simulates while
+the other renders and a half's actions wait only for its own render. One call of
+``step(row)`` advances both halves once: N frames."""
 
 from __future__ import annotations
 
