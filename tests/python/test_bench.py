@@ -138,6 +138,7 @@ def test_bench_env_records_the_env_and_both_simulators(procgen_dataset, tmp_path
         "--envs", "2", "--resolution", "16", "--steps", "2", "--runs", "2", "--warmup", "1",
         "--threads", "1", "--scenes-resident", "1", "--data", folder, "--profile",
         "--actions", "drawn", "same", "policy", "--double-buffer", "--halves", "shared",
+        "--device", "cpu",  # CPU tensors of actions on a GPU machine too (action_wait_us)
         "--out", tmp_path / "env.json", "--plot", tmp_path / "env.png",
     ]  # fmt: skip
     result = batchsim("bench", "env", *args)
