@@ -68,12 +68,17 @@ void check_source_file(const fs::path& source, const Assimp::Importer& importer)
     BATCHSIM_CHECK(fs::file_size(source, error) != 0, CorruptData,
                    str("model '", source.string(), "' is empty (0 bytes); expected a model file"));
     if (is_ply(source)) check_ply_header(source);  // Assimp's PLY loader would hang
-    // Assimp's OBJ loader would write past its vertex arrays
-    if (assimp_reads_as_obj(importer, source)) check_obj_elements(source);
-    if (!gltf::is_gltf_path(source)) return;
-    const std::optional<std::string> json = gltf::read_gltf_json(source);
-    if (json)
-        gltf::check_base_color_textures(gltf::parse_json(*json, source.string()), source.string());
+    if (gltf::is_gltf_path(source)) {
+        // Before any Assimp code: its glTF2 content test allocates a GLB's declared JSON
+        // length (GBs). A file so named that Assimp's OBJ test would take fails here: it
+        // is not JSON (no JSON line starts with "v ", "f ", "o " or the like).
+        const std::optional<std::string> json = gltf::read_gltf_json(source);
+        if (json)
+            gltf::check_base_color_textures(gltf::parse_json(*json, source.string()),
+                                            source.string());
+    } else if (assimp_reads_as_obj(importer, source)) {
+        check_obj_elements(source);  // Assimp's OBJ loader would write past its vertex arrays
+    }
 }
 
 // Rejects what must not reach Assimp's post-processing or our geometry code.

@@ -18,6 +18,8 @@ namespace batchsim::assets {
 
 // True if `importer` would read `path` with its OBJ loader: Assimp's own choice, by the file's
 // extension or, where no loader (or several) claims it, by the loaders' content tests in order.
+// Those tests are Assimp code: run this only after our checks of the formats they read (the
+// glTF2 test allocates whatever JSON length a GLB declares).
 bool assimp_reads_as_obj(const Assimp::Importer& importer, const std::filesystem::path& path);
 
 // Throws Error(CorruptData) naming `path`, the line, the statement and what was expected
