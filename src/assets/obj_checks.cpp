@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "assets/mtl_checks.hpp"
 #include "core/check.hpp"
 #include "core/strings.hpp"
 
@@ -68,15 +69,6 @@ std::string_view first_word(std::string_view text) {
     return text.substr(0, text.find_first_of(" \t"));
 }
 
-// A statement for messages: at most 60 bytes, anything unprintable as '?'.
-std::string quoted(std::string_view text) {
-    constexpr std::size_t kMaxShown = 60;
-    std::string out = "'";
-    for (const char c : text.substr(0, kMaxShown))
-        out += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
-    return out + (text.size() > kMaxShown ? "...'" : "'");
-}
-
 enum Kind : std::size_t { kVertex, kUv, kNormal };
 constexpr std::array<const char*, 3> kKindNames = {"vertex", "texture coordinate", "normal"};
 constexpr std::array<const char*, 3> kKindStatements = {"v", "vt", "vn"};
@@ -114,6 +106,7 @@ public:
         if (text.empty()) return;
         if (text[0] == 'v') count_definition(text);
         if (text[0] == 'c') in_cstype_ = first_word(text) == "cstype";
+        if (text[0] == 'm' && first_word(text) == "mtllib") libraries_.emplace_back(rest(text));
         if (text[0] == 'f' || text[0] == 'l' || text[0] == 'p') check_element(text, line);
     }
 
@@ -126,6 +119,9 @@ public:
                      " statements); ", kExpectedToken));
         }
     }
+
+    // The names of the material libraries (mtllib), in order.
+    [[nodiscard]] const std::vector<std::string>& libraries() const { return libraries_; }
 
     [[noreturn]] void fail(std::size_t line, std::string_view what) const {
         throw_error(Error::Kind::CorruptData, str("model '", origin_, "' line ", line, ": ", what),
@@ -141,19 +137,24 @@ private:
         if (second == 'n') ++defined_[kNormal];
     }
 
+    // What follows the statement's first word and the blanks after it (getNextToken).
+    static std::string_view rest(std::string_view text) {
+        text.remove_prefix(first_word(text).size());
+        return text.substr(std::min(text.find_first_not_of(" \t"), text.size()));
+    }
+
     // Assimp reads any statement starting with f, l or p ("lod 2" too) as an element.
     void check_element(std::string_view text, std::size_t line) {
-        std::string_view rest = text.substr(first_word(text).size());
+        std::string_view tokens = rest(text);
         std::size_t vertices = 0;
-        while (true) {
-            rest.remove_prefix(std::min(rest.find_first_not_of(" \t"), rest.size()));
-            if (rest.empty()) break;
-            check_token(rest.substr(0, rest.find_first_of(" \t")), text, line);
-            rest.remove_prefix(std::min(rest.find_first_of(" \t"), rest.size()));
+        while (!tokens.empty()) {
+            check_token(tokens.substr(0, tokens.find_first_of(" \t")), text, line);
+            tokens.remove_prefix(std::min(tokens.find_first_of(" \t"), tokens.size()));
+            tokens.remove_prefix(std::min(tokens.find_first_not_of(" \t"), tokens.size()));
             ++vertices;
         }
         if (text[0] == 'l' && vertices == 1)
-            fail(line, str("line element ", quoted(text),
+            fail(line, str("line element ", quoted_excerpt(text),
                            " has 1 vertex index; expected at least 2 (Assimp 5.2.5 reads every "
                            "statement that starts with 'l' as a line element, and one with a "
                            "single index corrupts its memory: assimp#4925)"));
@@ -201,13 +202,15 @@ private:
 
     static std::string bad_token(std::string_view token, std::string_view text,
                                  std::string_view why) {
-        return str("element ", quoted(text), ": ", quoted(token), ": ", why, "; ", kExpectedToken);
+        return str("element ", quoted_excerpt(text), ": ", quoted_excerpt(token), ": ", why, "; ",
+                   kExpectedToken);
     }
 
     std::string origin_;
     std::array<std::uint64_t, 3> defined_{};
     std::array<std::uint64_t, 3> highest_{};  // highest 1-based index referred to
     std::array<std::size_t, 3> highest_line_{};
+    std::vector<std::string> libraries_;
     bool in_cstype_ = false;
 };
 
@@ -297,6 +300,9 @@ void check_obj_elements(const fs::path& path) {
     }
     BATCHSIM_CHECK(file.eof(), Io, str("cannot read model '", path.string(), "'"));
     reader.finish();
+    for (const std::string& name : scan.libraries())
+        if (const std::optional<fs::path> library = material_library_path(path, name))
+            check_material_library(*library);
 }
 
 }  // namespace batchsim::assets

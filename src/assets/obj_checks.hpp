@@ -23,8 +23,9 @@ namespace batchsim::assets {
 bool assimp_reads_as_obj(const Assimp::Importer& importer, const std::filesystem::path& path);
 
 // Throws Error(CorruptData) naming `path`, the line, the statement and what was expected
-// unless every face, line and point element is one Assimp 5.2.5 reads safely; Error(Io) if
-// the file cannot be read.
+// unless every face, line and point element is one Assimp 5.2.5 reads safely, and so are
+// the material libraries it names (check_material_library); Error(Io) if a file cannot be
+// read.
 void check_obj_elements(const std::filesystem::path& path);
 
 }  // namespace batchsim::assets

@@ -134,3 +134,26 @@ TEST_CASE("the OBJ check runs on what Assimp reads as OBJ, whatever its name", "
                           Catch::Contains(name) && Catch::Contains("line 5: line element"));
     }
 }
+
+TEST_CASE("a material library whose maps come before any newmtl is refused before Assimp crashes",
+          "[obj_checks]") {
+    const ScratchDir dir;
+    const std::string obj = "mtllib a.mtl\n" + kTriangle + "f 1 2 3\n";
+    const fs::path model = dir.write("model.obj", obj);
+    dir.write("a.mtl", "# maps after their material\nnewmtl a\nmap_Kd x.png\na 1\n");
+    CHECK_NOTHROW(check_obj_elements(model));
+    // Assimp 5.2.5 stores these into the current material, of which there is none: SIGSEGV.
+    dir.write("a.mtl", "# no material yet\nmap_Kd x.png\nnewmtl a\n");
+    CHECK_THROWS_WITH(batchsim::assets::import_model(model, {}),
+                      Catch::Contains("material library '" + (dir.path / "a.mtl").string() +
+                                      "' line 2: 'map_Kd x.png' comes before any newmtl; "
+                                      "expected newmtl first"));
+    dir.write("a.mtl", "Kd 1 1 1\n\t a 0.5\nnewmtl a\n");  // blanks first, as Assimp skips them
+    CHECK_THROWS_WITH(check_obj_elements(model), Catch::Contains("line 2: 'a 0.5' comes before"));
+    // A library Assimp cannot find is looked for as the OBJ's own name with .mtl.
+    const fs::path other = dir.write("other.obj", "mtllib missing.mtl\n" + kTriangle);
+    CHECK_NOTHROW(check_obj_elements(other));
+    dir.write("other.mtl", "bump b.png\n");
+    CHECK_THROWS_WITH(check_obj_elements(other),
+                      Catch::Contains("other.mtl' line 1: 'bump b.png'"));
+}
