@@ -26,6 +26,8 @@ _Ready = int | Callable[[], object]
 ACTIONS: tuple[str, str, str, str]
 """Action names; an action id is its position ('STOP', 'MOVE_FORWARD', ...)."""
 DEFAULT_TEXTURE_BUDGET_BYTES: int
+MAX_NAV_COORDINATE: float
+"""Largest |coordinate| (metres) of an episode's start or goal that BatchSim accepts."""
 PACKED_SCENE_VERSION: int
 
 # ---- devices, tensors, diagnostics (context.cpp, tensor.cpp, diag.cpp, errors.cpp)

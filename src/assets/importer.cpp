@@ -15,6 +15,7 @@
 #include "assets/gltf_json.hpp"
 #include "assets/import_materials.hpp"
 #include "assets/mesh_chunks.hpp"
+#include "assets/obj_checks.hpp"
 #include "assets/ply_checks.hpp"
 #include "assets/textures.hpp"
 #include "core/check.hpp"
@@ -61,16 +62,23 @@ void check_options(const ImportOptions& options) {
                    "chunk_triangles must be at least 1");
 }
 
-void check_source_file(const fs::path& source) {
+void check_source_file(const fs::path& source, const Assimp::Importer& importer) {
     require_file(source, "model");
     std::error_code error;  // an unreadable size is left for the reader to report
     BATCHSIM_CHECK(fs::file_size(source, error) != 0, CorruptData,
                    str("model '", source.string(), "' is empty (0 bytes); expected a model file"));
     if (is_ply(source)) check_ply_header(source);  // Assimp's PLY loader would hang
-    if (!gltf::is_gltf_path(source)) return;
-    const std::optional<std::string> json = gltf::read_gltf_json(source);
-    if (json)
-        gltf::check_base_color_textures(gltf::parse_json(*json, source.string()), source.string());
+    if (gltf::is_gltf_path(source)) {
+        // Before any Assimp code: its glTF2 content test allocates a GLB's declared JSON
+        // length (GBs). A file so named that Assimp's OBJ test would take fails here: it
+        // is not JSON (no JSON line starts with "v ", "f ", "o " or the like).
+        const std::optional<std::string> json = gltf::read_gltf_json(source);
+        if (json)
+            gltf::check_base_color_textures(gltf::parse_json(*json, source.string()),
+                                            source.string());
+    } else if (assimp_reads_as_obj(importer, source)) {
+        check_obj_elements(source);  // Assimp's OBJ loader would write past its vertex arrays
+    }
 }
 
 // Rejects what must not reach Assimp's post-processing or our geometry code.
@@ -200,10 +208,10 @@ std::vector<UvMapping> uv_mappings(const aiScene& scene, bool gltf) {
 SceneData import_model(const fs::path& source, const ImportOptions& options) {
     check_options(options);
     const AxisMatrix axes = parse_axes(options.axes);
-    check_source_file(source);
+    Assimp::Importer importer;
+    check_source_file(source, importer);
     const bool gltf = gltf::is_gltf_path(source);
     const Transform transform{axes, options.scale, determinant(axes) < 0};
-    Assimp::Importer importer;
     const aiScene& scene = read_scene(importer, source, gltf);
     std::map<unsigned, MaterialMesh> by_material =
         collect_triangles(scene, transform, uv_mappings(scene, gltf), source);

@@ -9,6 +9,7 @@
 #include "bindings/arrays.hpp"
 #include "bindings/bindings.hpp"
 #include "bindings/sim_views.hpp"
+#include "nav/habitat_format.hpp"
 #include "sim/batch_sim.hpp"
 
 namespace py = pybind11;
@@ -58,6 +59,8 @@ void bind_sim(py::module_& m) {
     // Action ids are positions in this tuple.
     m.attr("ACTIONS") = py::make_tuple("STOP", "MOVE_FORWARD", "TURN_LEFT", "TURN_RIGHT");
     static_assert(sim::kActionCount == 4, "ACTIONS names every action");
+    // EpisodeSet's bound on |start or goal coordinate|, metres: Python's parser checks it too.
+    m.attr("MAX_NAV_COORDINATE") = nav::kMaxNavCoordinate;
     bind_episode_set(m);
     py::class_<Sim>(m, "BatchSim",
                     "N PointNav environments stepped together (see batchsim.BatchSim).")

@@ -2,6 +2,8 @@
 // model and what was expected: KTX2 textures, undecodable or missing images, empty files.
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
+
 #include <string>
 
 #include "asset_test_utils.hpp"
@@ -160,6 +162,30 @@ TEST_CASE("an empty model file is a clear error", "[importer]") {
         import_error(dir.write("bad.gltf", R"({"asset":{"version":"2.0"},"materials":[)"));
     CHECK(text.kind() == Error::Kind::CorruptData);
     CHECK_THAT(text.what(), Catch::Contains("bad.gltf") && Catch::Contains("bad JSON at byte"));
+}
+
+// Peak resident memory of this process so far, bytes.
+std::size_t peak_rss() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<std::size_t>(usage.ru_maxrss) * 1024;
+}
+
+TEST_CASE("a GLB whose JSON chunk overruns the file is refused before Assimp allocates it",
+          "[importer]") {
+    // 156 bytes found by fuzz_importer that declare a 3.8 GB JSON chunk: Assimp 5.2.5's glTF2
+    // content test alone allocates and fills it (3.7 GB resident), so no Assimp code may run
+    // on a .glb before our own header check.
+    ScratchDir dir;
+    std::string glb = std::string("glTF\x02\0\0\0\x58\x12\0\0\x70\x05\0\xe4", 16) + "JSON";
+    glb.resize(156, ' ');
+    const std::size_t before = peak_rss();
+    const Error error = import_error(dir.write("huge.glb", glb));
+    CHECK(error.kind() == Error::Kind::CorruptData);
+    CHECK_THAT(error.what(), Catch::Contains("huge.glb': JSON chunk of 3825206640 bytes overruns "
+                                             "the 156-byte file"));
+    constexpr std::size_t kSlack = std::size_t{256} << 20;
+    CHECK(peak_rss() < before + kSlack);
 }
 
 TEST_CASE("decode_texture refuses KTX images as unsupported", "[textures]") {

@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from batchsim._files import remove_stale_temporaries, write_atomically  # noqa: E402
-from batchsim.train import run  # noqa: E402
+from batchsim.train import run, signals  # noqa: E402
 from batchsim.train.checkpoint import read_checkpoint  # noqa: E402
 from batchsim.train.signals import StopOnSignals  # noqa: E402
 from batchsim.train.trainer import Trainer  # noqa: E402
@@ -99,6 +99,26 @@ def test_handlers_go_in_only_on_the_main_thread():
     assert signal.getsignal(signal.SIGTERM) is before
     with pytest.raises(ValueError, match="second: expected one of"):
         StopOnSignals(second="ignore")
+
+
+def test_under_torchrun_a_repeat_within_the_echo_window_is_ignored(monkeypatch, callers_handler):
+    """torchrun forwards the signal a rank may already have from the scheduler: that echo is
+    not a second signal; one after the window is (test_train_signals_ranks.py: the echo)."""
+    now = [100.0]
+    monkeypatch.setattr(signals.time, "monotonic", lambda: now[0])
+    monkeypatch.setenv(signals.LAUNCHER_VARIABLE, "run-7")
+    with StopOnSignals() as stop:
+        assert stop.echo_s == signals.LAUNCHER_ECHO_S == 5.0
+        os.kill(os.getpid(), signal.SIGINT)  # handled before the next bytecode
+        assert stop.signal == signal.SIGINT
+        now[0] += 4.9
+        os.kill(os.getpid(), signal.SIGINT)  # the echo
+        assert callers_handler == [] and stop.installed
+        now[0] += 0.2
+        os.kill(os.getpid(), signal.SIGINT)  # a second signal: on to the caller's handler
+        assert callers_handler == [signal.SIGINT] and not stop.installed
+    monkeypatch.delenv(signals.LAUNCHER_VARIABLE)
+    assert StopOnSignals().echo_s == 0  # alone, a second signal is never an echo
 
 
 def test_a_failed_write_keeps_the_old_file(tmp_path):

@@ -9,6 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
+from batchsim import _core
 from batchsim.datasets.episode import Goal, PointNavEpisode, Quat, Vec3
 from batchsim.errors import FormatError
 
@@ -32,6 +35,11 @@ EPISODE_KEYS = frozenset(
         "shortest_paths",
     }
 )
+# The simulator refuses a start or goal coordinate beyond this many metres (no navmesh reaches
+# there, and distances from it overflow float32 into NaN metrics); it sees float32 values, so
+# the check is on those: 1000000.03 rounds to 1e6 and passes, 1000000.07 does not.
+MAX_COORDINATE = float(_core.MAX_NAV_COORDINATE)
+
 REQUIRED_EPISODE_KEYS = ("episode_id", "scene_id", "start_position", "start_rotation", "goals")
 GOAL_KEYS = frozenset({"position", "radius"})
 
@@ -68,6 +76,23 @@ def _vector(value: Any, length: int, where: _Where, field: str) -> tuple[float, 
     return tuple(_number(v, where, f"{field}[{i}]") for i, v in enumerate(value))
 
 
+def _as_float32(value: float) -> float:
+    with np.errstate(over="ignore"):  # beyond float32's range: inf, refused below
+        return float(np.float32(value))
+
+
+def _position(value: Any, where: _Where, field: str) -> Vec3:
+    position = _vector(value, 3, where, field)
+    for i, c in enumerate(position):
+        if abs(c) > MAX_COORDINATE and not abs(_as_float32(c)) <= MAX_COORDINATE:
+            raise where.error(
+                f"{field}[{i}]",
+                f"expected a coordinate within ±{MAX_COORDINATE:g} m (as float32, what the "
+                f"simulator reads; no navmesh reaches farther), got {c!r}",
+            )
+    return position  # type: ignore[return-value]
+
+
 def _quaternion(value: Any, where: _Where, field: str) -> Quat:
     q = _vector(value, 4, where, field)
     norm = math.sqrt(sum(c * c for c in q))
@@ -88,7 +113,7 @@ def _goal(value: Any, where: _Where, field: str) -> Goal:
         raise where.error(field, f"unknown keys {unknown}; expected {sorted(GOAL_KEYS)}")
     if "position" not in value:
         raise where.error(f"{field}.position", "missing")
-    position: Vec3 = _vector(value["position"], 3, where, f"{field}.position")  # type: ignore[assignment]
+    position = _position(value["position"], where, f"{field}.position")
     radius = value.get("radius")
     if radius is not None:
         radius = _number(radius, where, f"{field}.radius")
@@ -155,7 +180,7 @@ def parse_episode(raw: Any, file: str, index: int) -> PointNavEpisode:
     return PointNavEpisode(
         episode_id=_episode_id(raw["episode_id"], where),
         scene_id=raw["scene_id"],
-        start_position=_vector(raw["start_position"], 3, where, "start_position"),  # type: ignore[arg-type]
+        start_position=_position(raw["start_position"], where, "start_position"),
         start_rotation=_quaternion(raw["start_rotation"], where, "start_rotation"),
         goal_position=goals[0][0],
         goal_radius=goals[0][1],

@@ -126,10 +126,11 @@ def _agreed_time_up(started: float, limit_s: float) -> bool:
     return distributed.gather(time.perf_counter() - started >= limit_s)[0]
 
 
-def _agreed_stop(stop: StopOnSignals) -> bool:
-    """Whether any rank got a stop signal; every rank gets the answer, so all stop at the
-    same update."""
-    return any(distributed.gather(stop.signal is not None))
+def _agreed_signal(stop: StopOnSignals) -> int | None:
+    """The stop signal of the first rank that got one (None: none did); every rank gets the
+    same answer, so all stop at the same update, and none waits in a collective for a rank
+    that left."""
+    return next((s for s in distributed.gather(stop.signal) if s is not None), None)
 
 
 def check_splits(config: TrainConfig, show_progress: bool = True) -> None:
@@ -198,9 +199,7 @@ def train(
     `check_scenes`, every scene of the splits it will load must pass the loader's checks
     (check_splits)."""
     with StopOnSignals(stop_on_signals, second_signal) as stop:
-        trainer = _train(config, show_progress, resume, time_limit_s, stop, check_scenes)
-    trainer.stop_signal = stop.signal
-    return trainer
+        return _train(config, show_progress, resume, time_limit_s, stop, check_scenes)
 
 
 def _train(
@@ -230,7 +229,7 @@ def _train(
     )
     bar.update(trainer.frames)
     saved_at = None if checkpoint is None else trainer.updates
-    while trainer.updates < trainer.total_updates and not _agreed_stop(stop):
+    while trainer.updates < trainer.total_updates and _agreed_signal(stop) is None:
         stats = trainer.train_step()
         log.update(
             {"update": trainer.updates, "frames": trainer.frames, "wall_s": trainer.wall_s} | stats
@@ -250,8 +249,9 @@ def _train(
     bar.close()
     if saved_at != trainer.updates:
         save(trainer, path)
-    if stop.signal is not None and main_rank:
-        _say_stopped(stop.signal, trainer, path)
+    trainer.stop_signal = _agreed_signal(stop)  # also one that came during the last update
+    if trainer.stop_signal is not None and main_rank:
+        _say_stopped(trainer.stop_signal, trainer, path)
     log.close()
     distributed.barrier()
     return trainer

@@ -1,6 +1,8 @@
 """Graceful stops. While `batchsim train` runs, the first SIGINT or SIGTERM asks it to stop
 after the current update, with a checkpoint to resume from; a second one is not caught: it
 ends the process at once ("exit") or goes to the handlers train() replaced ("previous").
+Under torchrun, a repeat within LAUNCHER_ECHO_S of the first is torchrun forwarding the
+signal the rank already got, and is ignored.
 
 Also the phase announcements of fault-injection tests: with BATCHSIM_TRAIN_PHASES=1 in the
 environment, the trainer writes one line per phase to stderr, so that a test can kill it
@@ -11,9 +13,14 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 SECOND_SIGNAL = ("exit", "previous")
+# torchrun forwards a stop signal it gets to every rank; a scheduler that signals every
+# process of the job (Slurm) thus signals each rank twice, the echo milliseconds after.
+LAUNCHER_ECHO_S = 5.0  # generous: a loaded machine may run torchrun late
+LAUNCHER_VARIABLE = "TORCHELASTIC_RUN_ID"  # in every rank's environment under torchrun
 PHASES_VARIABLE = "BATCHSIM_TRAIN_PHASES"
 PHASE_PREFIX = "batchsim-train-phase:"
 
@@ -36,13 +43,18 @@ class StopOnSignals:
     runs handlers there alone; elsewhere it is a no-op) and restores the previous ones on
     exit. second: "exit" makes a second signal take the system's default action (the
     process ends at once, status 130 or 143 in a shell); "previous" hands it to the handlers
-    it replaced (SIGINT raises KeyboardInterrupt in a plain Python program)."""
+    it replaced (SIGINT raises KeyboardInterrupt in a plain Python program). echo_s: a
+    second signal sooner than this after the first is ignored (default: LAUNCHER_ECHO_S
+    under torchrun, else 0)."""
 
-    def __init__(self, enabled: bool = True, second: str = "previous"):
+    def __init__(self, enabled: bool = True, second: str = "previous", echo_s: float | None = None):
         if second not in SECOND_SIGNAL:
             raise ValueError(f"second: expected one of {SECOND_SIGNAL}, got {second!r}")
-        self.enabled, self.second = enabled, second
+        if echo_s is None:
+            echo_s = LAUNCHER_ECHO_S if LAUNCHER_VARIABLE in os.environ else 0.0
+        self.enabled, self.second, self.echo_s = enabled, second, echo_s
         self.signal: int | None = None
+        self._first_at = 0.0
         self._previous: dict[int, object] = {}
 
     @property
@@ -65,15 +77,25 @@ class StopOnSignals:
         self._previous = {}
 
     def _handle(self, number: int, frame) -> None:
-        self.signal = number
+        if self.signal is not None:  # a second signal while our handler waits for an echo
+            if time.monotonic() - self._first_at >= self.echo_s:
+                self._let_through()
+                os.kill(os.getpid(), number)  # delivered anew, past our handler
+            return
+        self.signal, self._first_at = number, time.monotonic()
         # The second signal's fate is settled before the message, which tests wait for.
-        if self.second == "exit":
-            for each in STOP_SIGNALS:
-                signal.signal(each, signal.SIG_DFL)
-        else:
-            self._restore()
+        if self.echo_s <= 0:
+            self._let_through()
         name = signal.Signals(number).name
         _say(
             f"batchsim train: {name}: stopping after this update, with a checkpoint; "
             "signal again to quit at once (this update is then lost)"
         )
+
+    def _let_through(self) -> None:
+        """Signals from now on take the default action ("exit") or the replaced handlers."""
+        if self.second == "exit":
+            for each in STOP_SIGNALS:
+                signal.signal(each, signal.SIG_DFL)
+        else:
+            self._restore()
