@@ -17,7 +17,8 @@ inline constexpr std::size_t kMaxPlyHeaderBytes = std::size_t{1} << 20;
 bool is_ply(const std::filesystem::path& path);
 
 // Throws Error(CorruptData) naming `path` unless an end_header line ends its header within
-// kMaxPlyHeaderBytes; Error(Io) if it cannot be read.
+// kMaxPlyHeaderBytes and every element line before it names an element and counts at most
+// as many as the file has bytes; Error(Io) if it cannot be read.
 void check_ply_header(const std::filesystem::path& path);
 
 }  // namespace batchsim::assets
