@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "assets/scene_data.hpp"
+#include "core/check.hpp"
 #include "core/file_io.hpp"
 
 namespace batchsim::test {
@@ -222,6 +223,20 @@ struct ScratchDir {
         return path / name;
     }
 };
+
+// The message of `check` (a model file check such as check_ply_header) on a file `name`
+// holding `text`, which must refuse with CorruptData; "(passed)" if it accepts the file.
+template <typename Check>
+std::string check_message(Check check, const std::string& name, const std::string& text) {
+    const ScratchDir dir;
+    try {
+        check(dir.write(name, text));
+    } catch (const Error& error) {
+        CHECK(error.kind() == Error::Kind::CorruptData);
+        return error.what();
+    }
+    return "(passed)";
+}
 
 // Every documented SceneData geometry invariant.
 inline void check_scene_invariants(const assets::SceneData& scene, std::uint32_t chunk_limit) {

@@ -15,7 +15,6 @@
 namespace {
 
 namespace fs = std::filesystem;
-using batchsim::Error;
 using batchsim::assets::check_obj_elements;
 using batchsim::test::ScratchDir;
 
@@ -23,14 +22,7 @@ const std::string kTriangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
 
 // The check's message for an OBJ of `text`, or "(passed)".
 std::string check_message(const std::string& text) {
-    const ScratchDir dir;
-    try {
-        check_obj_elements(dir.write("model.obj", text));
-    } catch (const Error& error) {
-        CHECK(error.kind() == Error::Kind::CorruptData);
-        return error.what();
-    }
-    return "(passed)";
+    return batchsim::test::check_message(check_obj_elements, "model.obj", text);
 }
 
 bool passes(const std::string& text) {
