@@ -320,9 +320,9 @@ def make_env_halves(
 ) -> tuple[BatchNavEnv, BatchNavEnv]:
     """Two BatchNavEnv of num_envs / 2 environments for double-buffered stepping (module
     docstring); the second half's seed is seed + 1. Both share one context made on
-    ``device=`` (one Vulkan queue renders them in turn: 1.17-1.25x the pipeline's env steps
-    on a context each on an H100, benchmarks/RESULTS.md), or the ``context=`` given;
-    ``shared_context=False`` makes each half its own."""
+    ``device=`` (one Vulkan queue renders them in turn and their host steps take turns, so
+    one half simulates while the other renders: benchmarks/RESULTS.md), or the ``context=``
+    given; ``shared_context=False`` makes each half its own."""
     if num_envs < 2 or num_envs % 2:
         raise ValueError(f"num_envs: expected an even number >= 2, got {num_envs}")
     if shared_context and options.get("context") is None:

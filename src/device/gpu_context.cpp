@@ -88,6 +88,7 @@ struct GpuContext::Impl {
     std::vector<ConsumerTimeline> consumers;  // CUDA export: one per consumer stream
     vk::CommandRing ring;
     std::mutex submit_mutex;
+    std::mutex host_step_mutex;
     std::uint64_t last_value = 0;  // highest timeline value any submission signals
 
     void create(const Config& config);
@@ -233,6 +234,10 @@ void GpuContext::make_visible(std::uintptr_t cuda_stream) {
     if (!exports_cuda() || impl_->last_value == 0) return;
     cuda::wait_on_stream(impl_->cuda, impl_->cuda_timeline, impl_->last_value,
                          reinterpret_cast<cuda::CUstream>(cuda_stream));
+}
+
+std::mutex& GpuContext::host_step_mutex() {
+    return impl_->host_step_mutex;
 }
 
 void GpuContext::wait_idle() {

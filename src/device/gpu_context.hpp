@@ -87,6 +87,13 @@ public:
     // Blocks until every submission so far has finished on the GPU.
     void wait_idle();
 
+    // Held by a Simulator on this context for its host step (simulation and submission), so
+    // that Simulators sharing the context take turns on the CPU cores: two halves of a
+    // batch stepped at once would each run at half speed and fall into step, rendering
+    // together and simulating together, where taking turns lets one half simulate while
+    // the other renders (benchmarks/RESULTS.md).
+    [[nodiscard]] std::mutex& host_step_mutex();
+
     // The CUDA device buffers are imported into; only valid when exports_cuda().
     [[nodiscard]] const cuda::CudaDevice& cuda_device() const;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
@@ -203,6 +204,7 @@ const StepResults& Simulator::results() const {
 // The step on the caller's thread or the background one; pending actions are taken first.
 void Simulator::run_step(std::uintptr_t cuda_stream, const PendingActions* actions) {
     last_action_wait_seconds_ = actions ? take_actions(*actions) : 0.0;
+    const std::lock_guard turn(renderer_->context()->host_step_mutex());
     timed_step(cuda_stream);
 }
 

@@ -15,7 +15,8 @@
 // per half: a half in which an episode ended renders and keeps its views before its
 // autoreset; only ended environments' final entries are promised, in either mode. Views of
 // environments that evaluation parked show what their last place holds, in either mode.
-// reset() and reset_envs() render every view at once.
+// reset() and reset_envs() render every view at once. Simulators sharing a context take
+// turns at their steps' host work (GpuContext::host_step_mutex).
 #pragma once
 
 #include <array>

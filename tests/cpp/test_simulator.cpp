@@ -7,9 +7,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "assets/packed_scene_writer.hpp"
@@ -184,8 +187,8 @@ TEST_CASE("Simulator: async and double-buffered steps match plain steps bit for 
     }
 }
 
-// Both simulators' background threads step and submit at once on the one context (GPU work
-// of several simulators and streams shares a context; see GpuContext).
+// Both simulators' background threads are started at once on the one context (GPU work of
+// several simulators and streams shares a context; see GpuContext); they take turns.
 TEST_CASE("Simulator: two simulators on one context step at once as each would alone",
           "[simulator]") {
     constexpr int kSteps = 20;
@@ -210,6 +213,29 @@ TEST_CASE("Simulator: two simulators on one context step at once as each would a
         }
     }
     for (const Trace& trace : traces) CHECK(trace.steps == alone.steps);
+}
+
+// The half-batch pipeline relies on it: two halves stepped at once would share the cores and
+// fall into step. While the test holds the turn, a started step takes its actions and stops.
+TEST_CASE("Simulator: simulators on one context take turns at their host step", "[simulator]") {
+    const Scenes scenes;
+    const std::shared_ptr<device::GpuContext> context = cpu_context();
+    env::Simulator simulator(context, sim_config(), scenes.episodes, render_options(false));
+    simulator.reset(std::uint64_t{3}, 0);
+    std::vector<std::int64_t> actions(simulator.sim().num_envs(), 1);
+    std::promise<void> taken;
+    {
+        const std::lock_guard turn(context->host_step_mutex());
+        simulator.step_async(0,
+                             {.values = actions.data(), .wait = [&taken] { taken.set_value(); }});
+        taken.get_future().wait();
+        // Unbounded without the turn this holds; a step of these scenes takes milliseconds.
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        CHECK(simulator.stepping());
+        CHECK(simulator.sim().stats().steps == 0);
+    }
+    simulator.step_wait();
+    CHECK(simulator.sim().stats().steps == 1);
 }
 
 TEST_CASE("Simulator: a step's error is rethrown by step_wait and the next step runs",

@@ -17,12 +17,14 @@ from batchsim.env import make_env_halves, visual_observations
 class HalvesPipeline:
     """``step(row)`` of [N] actions (torch or numpy) in the pipelined order; ``closed_loop``
     makes each half's actions depend on its last view, as a policy's do (the bench's policy
-    mode). ``sim`` is the first half's Simulator, for the per-step C++ figures."""
+    mode). ``sim`` holds the first half's per-step C++ figures (``last_step_seconds`` and the
+    like) as of its last finished step: read from its Simulator while the next runs, they
+    would race with it."""
 
     def __init__(self, dataset, num_envs: int, closed_loop: bool = False, **options):
         self.envs = make_env_halves(dataset, num_envs, **options)
         self.half = num_envs // 2
-        self.sim = self.envs[0].sim
+        self.sim = FinishedStepFigures()
         cuda = self.envs[0].device.type == "cuda"
         self._streams = [torch.cuda.Stream(env.device) if cuda else None for env in self.envs]
         self._views = [_first_pixels(env) for env in self.envs] if closed_loop else None
@@ -60,10 +62,23 @@ class HalvesPipeline:
             with self._on(half):
                 self.envs[half].step_wait()
             self._running.discard(half)
+            if half == 0:
+                self.sim.take(self.envs[0].sim)
 
     def _on(self, half: int):
         stream = self._streams[half]
         return torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()
+
+
+class FinishedStepFigures:
+    """A Simulator's per-step timings, copied once its step is finished."""
+
+    last_step_seconds = last_submit_seconds = last_action_wait_seconds = 0.0
+
+    def take(self, sim) -> None:
+        self.last_step_seconds = sim.last_step_seconds
+        self.last_submit_seconds = sim.last_submit_seconds
+        self.last_action_wait_seconds = sim.last_action_wait_seconds
 
 
 def _first_pixels(env) -> torch.Tensor:
