@@ -1,10 +1,7 @@
-"""Type stubs for batchsim._core, the pybind11 extension (src/bindings/*.cpp).
-
-Written by hand from the bindings and checked against the module by
-tests/python/test_core_stubs.py: names and parameter names must match. Arguments are typed
-as what the bindings accept (pybind11 converts array-likes and path-likes); results as what
-they return. Only Tensor.torch needs torch.
-"""
+"""Type stubs for batchsim._core, the pybind11 extension (src/bindings/*.cpp), written by
+hand and checked against the module by tests/python/test_core_stubs.py (names and parameter
+names must match). Arguments are typed as what the bindings accept (pybind11 converts
+array-likes and path-likes); results as what they return. Only Tensor.torch needs torch."""
 
 # pdoc executes this file to read its types: annotations must not be evaluated then.
 from __future__ import annotations
