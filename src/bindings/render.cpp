@@ -119,9 +119,13 @@ void bind_render(py::module_& m) {
                 out["cull_ms"] = times->cull_ms;
                 out["draw_ms"] = times->draw_ms;
                 out["copy_ms"] = times->copy_ms;
+                out["start_ms"] = times->start_ms;
+                out["end_ms"] = times->end_ms;
                 return out;
             },
-            py::arg("batch"), "GPU milliseconds per pass of the batch's last finished submission")
+            py::arg("batch"),
+            "GPU milliseconds per pass of the batch's last submission seen finished, and when "
+            "it began and ended on the device's timestamp clock (start_ms, end_ms)")
         .def(
             "draw_statistics",
             [](const BatchRenderer& r, std::uint32_t batch) -> py::object {

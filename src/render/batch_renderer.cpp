@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct Batch {
     ViewBatch views;
     VkCommandBuffer commands = VK_NULL_HANDLE;
     std::uint64_t done_at = 0;  // timeline value of its last submission
+    // Pass times of its last render seen finished (by wait() or the next submit()), and that
+    // render's done_at: read once, then kept while the next render reuses the queries.
+    std::optional<PassTimes> finished_times;
+    std::uint64_t finished_at = 0;
 };
 
 std::unique_ptr<RenderBackend> create_backend(const vk::Device& device,
@@ -89,6 +94,7 @@ struct BatchRenderer::Impl {
     std::vector<Batch> batches;
     bool recorded = false;  // the batches' commands match the resident scenes
     GpuProfile profile;
+    mutable std::mutex finished_mutex;  // Batch::finished_*: written by steps, read by callers
     std::shared_ptr<device::PersistentTensor> depth, rgb;
     BatchRenderer::BatchCopies batch_copies;
 
@@ -98,6 +104,7 @@ struct BatchRenderer::Impl {
     void release();  // every Vulkan object; safe on a partly built Impl
     void record_all();
     void record_batch(std::uint32_t b) const;
+    void note_finished(Batch& b, std::uint32_t index);
     void record_upload(VkCommandBuffer commands, std::uint32_t b) const;
     void clear_place(std::uint32_t place);
 
@@ -302,19 +309,31 @@ void BatchRenderer::submit(std::uint32_t batch, std::span<const gpu::CameraPose>
     Batch& target = s.batch(batch);
     // Its command buffer and staged poses are free once its last render is done.
     s.context->wait_for(target.done_at, "the last render of the batch");
+    s.note_finished(target, batch);
     auto* staged = static_cast<gpu::CameraPose*>(s.staged_poses.mapped) + range.first;
     std::copy(poses.begin(), poses.end(), staged);
     target.done_at = s.context->submit_recorded(target.commands, cuda_stream);
 }
 
 void BatchRenderer::wait(std::uint32_t batch) {
-    impl_->context->wait_for(impl_->batch(batch).done_at, "the batch's render");
+    Batch& target = impl_->batch(batch);
+    impl_->context->wait_for(target.done_at, "the batch's render");
+    impl_->note_finished(target, batch);
+}
+
+// Call once the batch's last submission has finished.
+void BatchRenderer::Impl::note_finished(Batch& b, std::uint32_t index) {
+    if (b.done_at == 0 || b.finished_at == b.done_at) return;
+    std::optional<PassTimes> times = read_pass_times(device, profile, index);
+    const std::lock_guard lock(finished_mutex);
+    b.finished_times = times;
+    b.finished_at = b.done_at;
 }
 
 std::optional<PassTimes> BatchRenderer::pass_times(std::uint32_t batch) const {
     const Impl& s = *impl_;
-    if (s.batch(batch).done_at == 0) return std::nullopt;
-    return read_pass_times(s.device, s.profile, batch);
+    const std::lock_guard lock(s.finished_mutex);
+    return s.batch(batch).finished_times;
 }
 
 std::optional<DrawStatistics> BatchRenderer::draw_statistics(std::uint32_t batch) const {

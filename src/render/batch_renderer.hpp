@@ -99,8 +99,9 @@ public:
                 std::uintptr_t cuda_stream);
     // Blocks until the batch's last submission has finished on the GPU.
     void wait(std::uint32_t batch);
-    // GPU time per pass of the batch's last finished submission; nullopt before one or on a
-    // queue without timestamps. Call after wait(batch).
+    // GPU time per pass of the batch's last submission seen finished, by wait(batch) or by
+    // the batch's next submit(), which waits for it (so while a render is in flight, the one
+    // before); nullopt before one or on a queue without timestamps. Any thread.
     [[nodiscard]] std::optional<PassTimes> pass_times(std::uint32_t batch) const;
     // What the batch's last finished draw pass processed; nullopt before one, where the
     // device has no pipeline statistics queries, or with the compute backend (no draws).

@@ -117,9 +117,16 @@ std::optional<PassTimes> read_pass_times(const vk::Device& device, const GpuProf
         const std::uint64_t elapsed = (b - a) & profile.valid_mask;  // survives one wrap
         return static_cast<double>(elapsed) * profile.nanoseconds_per_tick * 1e-6;
     };
-    return PassTimes{
-        ms(TimerMark::Start, TimerMark::Uploaded), ms(TimerMark::Uploaded, TimerMark::Culled),
-        ms(TimerMark::Culled, TimerMark::Drawn), ms(TimerMark::Drawn, TimerMark::Copied)};
+    auto clock_ms = [&](TimerMark mark) {
+        const std::uint64_t tick = ticks[static_cast<std::size_t>(mark)] & profile.valid_mask;
+        return static_cast<double>(tick) * profile.nanoseconds_per_tick * 1e-6;
+    };
+    return PassTimes{ms(TimerMark::Start, TimerMark::Uploaded),
+                     ms(TimerMark::Uploaded, TimerMark::Culled),
+                     ms(TimerMark::Culled, TimerMark::Drawn),
+                     ms(TimerMark::Drawn, TimerMark::Copied),
+                     clock_ms(TimerMark::Start),
+                     clock_ms(TimerMark::Copied)};
 }
 
 std::optional<DrawStatistics> read_draw_statistics(const vk::Device& device,

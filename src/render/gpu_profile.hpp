@@ -20,6 +20,10 @@ struct PassTimes {
     double cull_ms = 0;    // frustum culling into indirect draws
     double draw_ms = 0;    // rasterising every view's tile, or tracing and shading
     double copy_ms = 0;    // tiles into the output tensors
+    // When the batch's commands began and ended on the device's timestamp clock (its valid
+    // bits, in ms): only differences mean anything, e.g. between batches of one device.
+    double start_ms = 0;
+    double end_ms = 0;
 };
 
 // What the draw pass of one batch's last submission processed.

@@ -161,6 +161,10 @@ def test_bench_env_records_the_env_and_both_simulators(procgen_dataset, tmp_path
             assert figures["action_wait_us"] == 0  # CPU tensors: no device copy to wait for
             # Every step's submissions are part of it: the medians keep the order.
             assert 0 < figures["cxx_submit_ms"] <= figures["cxx_step_ms"]
+        renders = r["env_halves"]["gpu_renders"]
+        if renders is not None:  # None where the queue has no timestamps
+            assert renders["render_ms"] > 0 and renders["idle_ms"] >= 0
+            assert 0 <= renders["overlap_ms"] <= renders["render_ms"] * 10
     profile = record["results"][0]["env_profile"]
     assert 0 < len(profile) <= 15
     own = [row["own_us_per_step"] for row in profile]
@@ -314,3 +318,15 @@ def test_halves_pipeline_steps_each_half_as_its_own_env(procgen_dataset, closed_
         np.testing.assert_array_equal(piped.reward, env.sim.reward)
     assert pipeline.envs[1].sim.stats()["steps"] == 12
     pipeline.close()
+
+
+def test_render_timeline_measures_renders_overlaps_and_idle_gaps():
+    from batchsim.bench.env_halves import render_timeline
+
+    # Half 0 renders 0-2 and 5-7; half 1 renders 1-4 and 9-10 (ms on one clock).
+    first, second = [(0.0, 2.0), (5.0, 7.0)], [(1.0, 4.0), (9.0, 10.0)]
+    timeline = render_timeline(first, second)
+    assert timeline["render_ms"] == pytest.approx(2.0)  # of 2, 3, 2, 1
+    assert timeline["overlap_ms"] == pytest.approx(0.5)  # 1 ms (1-2) and 0 ms
+    assert timeline["idle_ms"] == pytest.approx(1.0)  # gaps 0 (1 < 2), 1 (4-5), 2 (7-9)
+    assert render_timeline([], second) is None

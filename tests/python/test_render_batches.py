@@ -122,9 +122,16 @@ def test_pass_times_are_reported_after_a_batch_finishes(cpu_context, scene, back
     times = renderer.pass_times(1)
     if times is None:
         pytest.skip("this device's queue has no timestamps")
+    clock = {k: times.pop(k) for k in ("start_ms", "end_ms")}
     assert set(times) == {"upload_ms", "cull_ms", "draw_ms", "copy_ms"}
     assert all(np.isfinite(v) and 0 <= v < 60_000 for v in times.values())
     assert sum(times.values()) > 0
+    # The clock readings bracket the passes, up to their rounding: clock values are large
+    # (time since some epoch), and as doubles in ms they round far below 1e-3 ms.
+    assert clock["end_ms"] - clock["start_ms"] == pytest.approx(sum(times.values()), abs=1e-3)
+    # The next render of the batch, once waited for, replaces them.
+    renderer.render(*navmesh_cameras(scene, 4, seed=4), np.zeros(4, np.uint32))
+    assert renderer.pass_times(1)["start_ms"] > clock["end_ms"]
     counts = renderer.draw_statistics(1)
     if backend == "compute":
         assert counts is None  # no draws

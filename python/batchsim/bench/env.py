@@ -21,7 +21,10 @@ torch tensor on the env's device, so drawing them is not timed. The modes:
 each half's actions handed over while the other half's step is waited for; each half on a
 context of its own, or both on one) as `env_halves`,
 given the env's actions (closed loop per half in the policy mode), with
-`halves_over_simulator`; its C++ figures are the first half's.
+`halves_over_simulator`; its C++ figures are the first half's, and `gpu_renders` says how
+the halves' renders fell on the GPU in the timed runs (`render_timeline`: the median
+render's GPU ms, its overlap with the other half's, the GPU's idle ms between renders; null
+without GPU timestamps).
 
 `--double-buffer` adds a third path to every mode, in the same alternation: a twin Simulator
 with RenderOptions.double_buffer (half the batch simulates while the GPU renders the other
@@ -64,7 +67,7 @@ import torch
 
 import batchsim
 from batchsim.bench import data, report
-from batchsim.bench.env_halves import HalvesPipeline
+from batchsim.bench.env_halves import HalvesPipeline, render_timeline
 from batchsim.env import visual_observations
 from batchsim.simulator import make_context
 
@@ -250,6 +253,8 @@ def measure_mode(env, twin, halves, n: int, mode: str, drawn: torch.Tensor, args
         syncs["env_halves"] = lambda: (pipeline.finish(), sync())
     for name, (step, path_actions, _) in paths.items():
         warm_up(step, path_actions[0], args.warmup, syncs[name])
+    for pipeline in halves or ():
+        pipeline.renders = [[], []]  # the timed runs' only
     timed = {name: [] for name in paths}
     for run in range(args.runs):
         for name, (step, path_actions, sim) in paths.items():
@@ -269,6 +274,8 @@ def measure_mode(env, twin, halves, n: int, mode: str, drawn: torch.Tensor, args
     )
     result["overhead_below_goal"] = result["env"]["overhead_pct"] < GOAL_OVERHEAD_PCT
     if halves is not None:
+        pipeline = halves[mode == "policy"]
+        result["env_halves"]["gpu_renders"] = render_timeline(*pipeline.renders)
         result["halves_over_simulator"] = (
             result["env_halves"]["frames_per_s"] / result["simulator"]["frames_per_s"]
         )

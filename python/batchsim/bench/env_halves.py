@@ -8,6 +8,7 @@ the other renders and a half's actions wait only for its own render. One call of
 from __future__ import annotations
 
 import contextlib
+import statistics
 
 import torch
 
@@ -29,6 +30,8 @@ class HalvesPipeline:
         self._streams = [torch.cuda.Stream(env.device) if cuda else None for env in self.envs]
         self._views = [_first_pixels(env) for env in self.envs] if closed_loop else None
         self._running = set()  # halves whose step has started and not been waited for
+        # Each half's renders seen finished, as (start_ms, end_ms) on the GPU's clock.
+        self.renders: list[list[tuple[float, float]]] = [[], []]
 
     def reset(self, seed: int) -> None:
         for env in self.envs:
@@ -64,6 +67,13 @@ class HalvesPipeline:
             self._running.discard(half)
             if half == 0:
                 self.sim.take(self.envs[0].sim)
+            self._note_render(half)
+
+    def _note_render(self, half: int) -> None:
+        times = self.envs[half].sim.renderer.pass_times(0)
+        seen = self.renders[half]
+        if times is not None and (not seen or seen[-1][0] != times["start_ms"]):
+            seen.append((times["start_ms"], times["end_ms"]))
 
     def _on(self, half: int):
         stream = self._streams[half]
@@ -84,3 +94,26 @@ class FinishedStepFigures:
 def _first_pixels(env) -> torch.Tensor:
     """Each environment's first pixel of its first view (never negative)."""
     return next(iter(visual_observations(env.sim).values())).flatten(1)[:, 0]
+
+
+def render_timeline(first: list[tuple[float, float]], second: list[tuple[float, float]]):
+    """How the two halves' renders ((start_ms, end_ms) on one GPU clock) fell: the median
+    render's GPU time, how long the median render of the first half ran beside one of the
+    second's, and the median GPU idle time between one render's end and the next start (both
+    halves; medians, so the gaps between timed runs do not count). None without renders."""
+    if not first or not second:
+        return None
+    merged = sorted(first + second)
+    busy_until, gaps = merged[0][1], []
+    for start, end in merged[1:]:
+        gaps.append(max(0.0, start - busy_until))
+        busy_until = max(busy_until, end)
+    return {
+        "render_ms": statistics.median(end - start for start, end in merged),
+        "overlap_ms": statistics.median(_longest_overlap(r, second) for r in first),
+        "idle_ms": statistics.median(gaps),
+    }
+
+
+def _longest_overlap(render: tuple[float, float], others: list[tuple[float, float]]) -> float:
+    return max(max(0.0, min(render[1], end) - max(render[0], start)) for start, end in others)

@@ -81,7 +81,7 @@ def measure_render(context, scene, views: int, resident: int, backend: str, args
         "gpu_bytes": sum(renderer.scene_bytes(p) for p in range(resident)),
         "upload_s": statistics.median(uploads),
         "upload_spread_s": report.spread(uploads),
-        "gpu_ms": renderer.pass_times(0),
+        "gpu_ms": report.pass_durations(renderer.pass_times(0)),
     }
     del renderer
     print(

@@ -112,7 +112,7 @@ def measure(context, scenes, views: int, size: int, outputs: str, backend: str, 
         }
         if mode == "batched":
             result["batched"]["rays_per_s"] = result["batched"]["frames_per_s"] * size * size
-            result["gpu_ms"] = renderer.pass_times(0)
+            result["gpu_ms"] = report.pass_durations(renderer.pass_times(0))
             result["gpu_rays_per_s"] = gpu_rays_per_s(result["gpu_ms"], views * size * size)
             result["draw_statistics_per_view"] = per_view(renderer.draw_statistics(0), views)
             result["scene_bytes"] = [renderer.scene_bytes(p) for p in range(len(scenes))]

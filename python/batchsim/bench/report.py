@@ -126,6 +126,13 @@ def times(run, repeats: int) -> list[float]:
     return samples
 
 
+def pass_durations(times: dict | None) -> dict | None:
+    """A renderer's pass_times without the clock readings (start_ms, end_ms): GPU ms per pass."""
+    if times is None:
+        return None
+    return {k: v for k, v in times.items() if k not in ("start_ms", "end_ms")}
+
+
 def spread(values: list[float]) -> list[float]:
     """[min, max]: the spread of a timed figure over runs."""
     return [min(values), max(values)]
