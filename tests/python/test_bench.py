@@ -323,10 +323,14 @@ def test_halves_pipeline_steps_each_half_as_its_own_env(procgen_dataset, closed_
 def test_render_timeline_measures_renders_overlaps_and_idle_gaps():
     from batchsim.bench.env_halves import render_timeline
 
+    def renders(*spans):  # pass_times of renders spanning (start, end), draw_ms = its length
+        return [{"draw_ms": b - a, "start_ms": a, "end_ms": b} for a, b in spans]
+
     # Half 0 renders 0-2 and 5-7; half 1 renders 1-4 and 9-10 (ms on one clock).
-    first, second = [(0.0, 2.0), (5.0, 7.0)], [(1.0, 4.0), (9.0, 10.0)]
+    first, second = renders((0.0, 2.0), (5.0, 7.0)), renders((1.0, 4.0), (9.0, 10.0))
     timeline = render_timeline(first, second)
     assert timeline["render_ms"] == pytest.approx(2.0)  # of 2, 3, 2, 1
+    assert timeline["passes_ms"] == {"draw_ms": pytest.approx(2.0)}
     assert timeline["overlap_ms"] == pytest.approx(0.5)  # 1 ms (1-2) and 0 ms
     assert timeline["idle_ms"] == pytest.approx(1.0)  # gaps 0 (1 < 2), 1 (4-5), 2 (7-9)
     assert render_timeline([], second) is None

@@ -23,8 +23,8 @@ context of its own, or both on one) as `env_halves`,
 given the env's actions (closed loop per half in the policy mode), with
 `halves_over_simulator`; its C++ figures are the first half's, and `gpu_renders` says how
 the halves' renders fell on the GPU in the timed runs (`render_timeline`: the median
-render's GPU ms, its overlap with the other half's, the GPU's idle ms between renders; null
-without GPU timestamps).
+render's GPU ms and its passes', its overlap with the other half's, the GPU's idle ms
+between renders; null without GPU timestamps).
 
 `--double-buffer` adds a third path to every mode, in the same alternation: a twin Simulator
 with RenderOptions.double_buffer (half the batch simulates while the GPU renders the other

@@ -30,8 +30,8 @@ class HalvesPipeline:
         self._streams = [torch.cuda.Stream(env.device) if cuda else None for env in self.envs]
         self._views = [_first_pixels(env) for env in self.envs] if closed_loop else None
         self._running = set()  # halves whose step has started and not been waited for
-        # Each half's renders seen finished, as (start_ms, end_ms) on the GPU's clock.
-        self.renders: list[list[tuple[float, float]]] = [[], []]
+        # Each half's renders seen finished: pass_times (GPU ms per pass, start_ms, end_ms).
+        self.renders: list[list[dict]] = [[], []]
 
     def reset(self, seed: int) -> None:
         for env in self.envs:
@@ -72,8 +72,8 @@ class HalvesPipeline:
     def _note_render(self, half: int) -> None:
         times = self.envs[half].sim.renderer.pass_times(0)
         seen = self.renders[half]
-        if times is not None and (not seen or seen[-1][0] != times["start_ms"]):
-            seen.append((times["start_ms"], times["end_ms"]))
+        if times is not None and (not seen or seen[-1]["start_ms"] != times["start_ms"]):
+            seen.append(times)
 
     def _on(self, half: int):
         stream = self._streams[half]
@@ -96,13 +96,16 @@ def _first_pixels(env) -> torch.Tensor:
     return next(iter(visual_observations(env.sim).values())).flatten(1)[:, 0]
 
 
-def render_timeline(first: list[tuple[float, float]], second: list[tuple[float, float]]):
-    """How the two halves' renders ((start_ms, end_ms) on one GPU clock) fell: the median
-    render's GPU time, how long the median render of the first half ran beside one of the
-    second's, and the median GPU idle time between one render's end and the next start (both
-    halves; medians, so the gaps between timed runs do not count). None without renders."""
+def render_timeline(first: list[dict], second: list[dict]):
+    """How the two halves' renders (their pass_times: start_ms and end_ms on one GPU clock)
+    fell: the median render's GPU time and its passes' (`passes_ms`), how long the median
+    render of the first half ran beside one of the second's, and the median GPU idle time
+    between one render's end and the next start (both halves; medians, so the gaps between
+    timed runs do not count). None without renders."""
     if not first or not second:
         return None
+    passes = {k: statistics.median(r[k] for r in first + second) for k in pass_names(first[0])}
+    first, second = _intervals(first), _intervals(second)
     merged = sorted(first + second)
     busy_until, gaps = merged[0][1], []
     for start, end in merged[1:]:
@@ -112,7 +115,16 @@ def render_timeline(first: list[tuple[float, float]], second: list[tuple[float, 
         "render_ms": statistics.median(end - start for start, end in merged),
         "overlap_ms": statistics.median(_longest_overlap(r, second) for r in first),
         "idle_ms": statistics.median(gaps),
+        "passes_ms": passes,
     }
+
+
+def pass_names(times: dict) -> list[str]:
+    return [k for k in times if k not in ("start_ms", "end_ms")]
+
+
+def _intervals(renders: list[dict]) -> list[tuple[float, float]]:
+    return [(r["start_ms"], r["end_ms"]) for r in renders]
 
 
 def _longest_overlap(render: tuple[float, float], others: list[tuple[float, float]]) -> float:
