@@ -248,13 +248,13 @@ def measure_mode(env, twin, halves, n: int, mode: str, drawn: torch.Tensor, args
     paths = action_paths(env, mode, drawn, args.host_actions, twin, halves)
     sync = synchronizer(env.device)
     syncs = {name: sync for name in paths}
-    if halves is not None:  # a run ends with both halves' steps done
-        pipeline = halves[mode == "policy"]
+    pipeline = halves[mode == "policy"] if halves is not None else None
+    if pipeline is not None:  # a run ends with both halves' steps done
         syncs["env_halves"] = lambda: (pipeline.finish(), sync())
     for name, (step, path_actions, _) in paths.items():
         warm_up(step, path_actions[0], args.warmup, syncs[name])
-    for pipeline in halves or ():
-        pipeline.renders = [[], []]  # the timed runs' only
+    if pipeline is not None:
+        pipeline.forget_renders()  # the timed runs' only
     timed = {name: [] for name in paths}
     for run in range(args.runs):
         for name, (step, path_actions, sim) in paths.items():
@@ -273,8 +273,7 @@ def measure_mode(env, twin, halves, n: int, mode: str, drawn: torch.Tensor, args
         result["env"]["frames_per_s"] / result["simulator"]["frames_per_s"]
     )
     result["overhead_below_goal"] = result["env"]["overhead_pct"] < GOAL_OVERHEAD_PCT
-    if halves is not None:
-        pipeline = halves[mode == "policy"]
+    if pipeline is not None:
         result["env_halves"]["gpu_renders"] = render_timeline(*pipeline.renders)
         result["halves_over_simulator"] = (
             result["env_halves"]["frames_per_s"] / result["simulator"]["frames_per_s"]

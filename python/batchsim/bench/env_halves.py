@@ -12,6 +12,7 @@ import statistics
 
 import torch
 
+from batchsim.bench import report
 from batchsim.env import make_env_halves, visual_observations
 
 
@@ -42,6 +43,10 @@ class HalvesPipeline:
         for half in (1, 0):  # the docstring's order: hand over one half, wait for the other
             self._start(half, halves[half])
             self._wait(1 - half)
+
+    def forget_renders(self) -> None:
+        """Starts the render timeline afresh (after a warm-up, say)."""
+        self.renders = [[], []]
 
     def finish(self) -> None:
         """Waits for the step still running between calls."""
@@ -104,7 +109,8 @@ def render_timeline(first: list[dict], second: list[dict]):
     timed runs do not count). None without renders."""
     if not first or not second:
         return None
-    passes = {k: statistics.median(r[k] for r in first + second) for k in pass_names(first[0])}
+    names = report.pass_durations(first[0])
+    passes = {k: statistics.median(r[k] for r in first + second) for k in names}
     first, second = _intervals(first), _intervals(second)
     merged = sorted(first + second)
     busy_until, gaps = merged[0][1], []
@@ -117,10 +123,6 @@ def render_timeline(first: list[dict], second: list[dict]):
         "idle_ms": statistics.median(gaps),
         "passes_ms": passes,
     }
-
-
-def pass_names(times: dict) -> list[str]:
-    return [k for k in times if k not in ("start_ms", "end_ms")]
 
 
 def _intervals(renders: list[dict]) -> list[tuple[float, float]]:
