@@ -107,11 +107,12 @@ def test_lamb_groups_leave_heads_and_biases_to_plain_adam():
 
 def test_learning_rate_recipe():
     assert scaled_lr(2.5e-4, 1024) == pytest.approx(5e-4)
-    assert lr_factor(0, 100, 10) == pytest.approx(0.1)
-    assert lr_factor(9, 100, 10) == pytest.approx(1.0)
-    assert lr_factor(10, 100, 10) == pytest.approx(1.0)
-    assert lr_factor(55, 100, 10) == pytest.approx(0.5)
-    assert lr_factor(100, 100, 10) == pytest.approx(0.0, abs=1e-12)
+    # One frame per update: the schedule in frames reads as the old one in updates.
+    assert lr_factor(0, 100, 10, 1) == pytest.approx(0.1)
+    assert lr_factor(9, 100, 10, 1) == pytest.approx(1.0)
+    assert lr_factor(10, 100, 10, 1) == pytest.approx(1.0)
+    assert lr_factor(55, 100, 10, 1) == pytest.approx(0.5)
+    assert lr_factor(100, 100, 10, 1) == pytest.approx(0.0, abs=1e-12)
 
 
 def test_gae_matches_a_plain_loop():

@@ -162,7 +162,7 @@ def test_lamb_steps_its_plain_group_at_the_unscaled_rate(split, plain_lr):
         "num_threads=1",
         "optimizer=lamb",
         "base_lr=1e-4",
-        "warmup_updates=4",
+        "warmup_frames=128",  # 4 updates of 32 frames
     ]
     if plain_lr is not None:
         overrides.append(f"plain_lr={plain_lr}")

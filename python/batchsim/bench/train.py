@@ -1,12 +1,13 @@
 """End-to-end training throughput: frames/s of the PPO trainer (rollouts with rendering,
 inference and the PPO update) for a preset, as the median over `--updates` updates after
 `--warmup` updates, with the time breakdown per update (inference, waiting for the
-simulator, update), each with its min and max over the timed updates. Under torchrun,
-frames/s are summed over ranks and rank 0 prints.
+simulator, update), each with its min and max over the timed updates. Like `batchsim train`
+it uses every visible GPU, one process each (`--gpus N` limits it; batchsim.train.launch),
+or runs as one rank of an outer torchrun; frames/s are summed over ranks and rank 0 prints.
 
     batchsim bench train --preset pointnav-depth num_envs=1024
+    batchsim bench train --gpus 1 --preset pointnav-depth
     python benchmarks/bench_train.py --preset pointnav-depth num_envs=1024
-    torchrun --nproc-per-node 2 benchmarks/bench_train.py --preset pointnav-depth
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 
 import torch
 
 from batchsim._progress import progress
 from batchsim.bench import report
+from batchsim.train import launch
 from batchsim.train.config import make_config
 from batchsim.train.trainer import Trainer
 
@@ -32,6 +35,9 @@ def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=5, help="updates not timed")
     parser.add_argument("--updates", type=int, default=20, help="updates timed")
     parser.add_argument("--out", help="also write the JSON report here")
+    parser.add_argument(
+        "--gpus", type=int, metavar="N", help="N GPUs, one process each (default: every GPU)"
+    )
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
     return parser.parse_args(argv)
 
@@ -39,7 +45,12 @@ def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     args = parse_args(argv, prog)
     total = args.warmup + args.updates
-    config = make_config(args.preset, None, [*args.overrides, "checkpoint_every=0"])
+    gpus = [f"num_gpus={args.gpus}"] if args.gpus is not None else []
+    config = make_config(args.preset, None, [*args.overrides, *gpus, "checkpoint_every=0"])
+    processes = launch.processes_for(config.num_gpus, config.device)
+    if processes > 1:
+        words = argv if argv is not None else sys.argv[1:]
+        return launch.start_ranks(["bench", "train", *words], processes, config.num_threads)
     # One update more than run: with overlap_update the step before the last update collects
     # no rollout, and every timed step should.
     updates_planned = total + 1
@@ -62,6 +73,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                 "device": trainer.envs[0].sim.context.device_info,
                 "torch": torch.__version__,
                 "ranks": trainer.world,
+                "sim_threads_per_rank": trainer.sim_threads,
                 "preset": args.preset,
                 "overrides": args.overrides,
                 "num_envs_per_rank": config.num_envs,

@@ -1,7 +1,9 @@
 """`batchsim train`: large-batch PPO from a preset, a JSON config and KEY=VALUE overrides
-(batchsim.train.run drives the Trainer, logs and checkpoints). SIGINT or SIGTERM stops it
-after the current update with a checkpoint and the command that resumes; a second one ends
-it at once."""
+(batchsim.train.run drives the Trainer, logs and checkpoints), on every GPU of the machine by
+default: one process per GPU through torch.distributed.run (batchsim.train.launch), unless
+torchrun or Slurm started this process as one rank. SIGINT or SIGTERM stops it after the
+current update with a checkpoint and the command that resumes; a second one ends it at
+once."""
 
 from __future__ import annotations
 
@@ -24,14 +26,21 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--config", help="a JSON file of TrainConfig fields")
     cmd.add_argument("--quiet", action="store_true", help="no progress bar")
     cmd.add_argument(
+        "--gpus",
+        type=int,
+        metavar="N",
+        help="train on N GPUs, one process each (sets num_gpus; default: every visible GPU)",
+    )
+    cmd.add_argument(
         "--resume", action="store_true", help="continue from LOG_DIR/checkpoint.pt if present"
     )
     cmd.add_argument(
         "--time-limit",
         type=float,
         metavar="SECONDS",
-        help="stop after the first update past this many seconds of this process's training, "
-        "with a checkpoint to --resume from (for machines lent for a fixed time)",
+        help="stop after the first update that ends past this many seconds since the command "
+        "started (start-up included), with a checkpoint to --resume from (for machines lent "
+        "for a fixed time)",
     )
     cmd.add_argument(
         "--skip-scene-check",
@@ -43,16 +52,18 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from batchsim.train import distributed, launch
     from batchsim.train.config import make_config
     from batchsim.train.run import train
 
     try:
-        config = make_config(args.preset, args.config, args.overrides)
+        config = make_config(args.preset, args.config, overrides(args))
+        processes = launch.processes_for(config.num_gpus, config.device)
     except ValueError as error:
         print(f"batchsim train: error: {error}", file=sys.stderr)
         return 2
-    from batchsim.train import distributed
-
+    if processes > 1:
+        return launch.start_ranks(["train", *command_words(args)], processes, config.num_threads)
     trainer = train(
         config,
         show_progress=not args.quiet,
@@ -60,11 +71,13 @@ def _train(args: argparse.Namespace) -> int:
         time_limit_s=args.time_limit,
         second_signal="exit",
         check_scenes=not args.skip_scene_check,
+        started=launch.command_started(),
     )
     if trainer.rank == 0:
         _print_summary(trainer, config.log_dir)
         if trainer.stop_signal is not None:
-            launcher = " (under the same launcher, e.g. torchrun)" if trainer.world > 1 else ""
+            outer = trainer.world > 1 and not launch.started_by_batchsim()
+            launcher = " (under the same launcher, e.g. torchrun)" if outer else ""
             print(f"resume with{launcher}: {resume_command(args)}")
     trainer.close()
     distributed.shutdown()
@@ -85,19 +98,35 @@ def _print_summary(trainer, log_dir: str) -> None:
     print(f"logs and checkpoint: {log_dir}")
 
 
+def overrides(args: argparse.Namespace) -> list[str]:
+    """The KEY=VALUE overrides, with --gpus as num_gpus after them (the flag wins)."""
+    return [*args.overrides, *([f"num_gpus={args.gpus}"] if args.gpus is not None else [])]
+
+
+def command_words(args: argparse.Namespace) -> list[str]:
+    """The arguments after `train` that give this run again (each rank of a launch gets them)."""
+    words = ["--preset", args.preset]
+    if args.config:
+        words += ["--config", args.config]
+    if args.quiet:
+        words.append("--quiet")
+    if args.gpus is not None:
+        words += ["--gpus", str(args.gpus)]
+    if args.time_limit is not None:
+        words += ["--time-limit", str(args.time_limit)]
+    if args.skip_scene_check:
+        words.append("--skip-scene-check")
+    if args.resume:
+        words.append("--resume")
+    return [*words, *args.overrides]
+
+
 def resume_command(args: argparse.Namespace) -> str:
     """The shell command that resumes this run: its own arguments plus --resume, run as it
     was (`python -m batchsim` or the `batchsim` script) from this folder."""
     as_module = sys.argv[0].endswith("__main__.py")
     words = [sys.executable, "-m", "batchsim"] if as_module else ["batchsim"]
-    words += ["train", "--preset", args.preset]
-    if args.config:
-        words += ["--config", args.config]
-    if args.quiet:
-        words.append("--quiet")
-    if args.time_limit is not None:
-        words += ["--time-limit", str(args.time_limit)]
-    if args.skip_scene_check:
-        words.append("--skip-scene-check")
-    words += ["--resume", *args.overrides]
-    return f"cd {shlex.quote(os.getcwd())} && {shlex.join(words)}"
+    resumed = argparse.Namespace(**{**vars(args), "resume": True})
+    return (
+        f"cd {shlex.quote(os.getcwd())} && {shlex.join([*words, 'train', *command_words(resumed)])}"
+    )

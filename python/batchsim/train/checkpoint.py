@@ -13,7 +13,6 @@ import torch
 from batchsim._files import write_atomically
 from batchsim.errors import InvalidArgumentError
 from batchsim.train.config import TrainConfig
-from batchsim.train.models import Policy, input_channels
 
 CHECKPOINT = "checkpoint.pt"
 # TrainConfig fields that fix the policy's shape or what it sees: a checkpoint trained with
@@ -75,21 +74,29 @@ def check_compatible(saved: TrainConfig, wanted: TrainConfig, origin: str = "che
         )
 
 
+def world_change_notice(state: dict, world: int, peak_lr: float) -> str:
+    """What resuming `state` on `world` ranks changes, for a warning."""
+    saved = len(state["ranks"])
+    return (
+        f"checkpoint written by {saved} process(es), resumed by {world}: the weights, the "
+        f"optimiser state and the schedule continue from frame {state['frames']:,}; each "
+        f"update now holds {world}/{saved} of the frames it did, the peak learning rate "
+        f"follows the new global minibatch ({peak_lr:.3g}), and processes the checkpoint "
+        "has no state for start their random streams from the seed, so the run is not the "
+        f"one {saved} process(es) would have continued"
+    )
+
+
 def _normalised(value):
     return tuple(value) if isinstance(value, list) else value
 
 
 def load_policy(path: str | os.PathLike, device: str | torch.device = "cpu"):
     """(Policy with the checkpoint's weights on `device`, its TrainConfig)."""
+    from batchsim.train.setup import make_policy  # it imports the env: only when loading
+
     state = read_checkpoint(path)
     config = config_of(state)
-    policy = Policy(
-        config.encoder,
-        input_channels(config.sensors, config.depth_bins),
-        hidden=config.hidden_size,
-        layers=config.rnn_layers,
-        rnn=config.rnn,
-        cpca_steps=config.cpca_steps,
-    )
+    policy = make_policy(config)
     policy.load_state_dict(state["policy"])
     return policy.to(device).eval(), config

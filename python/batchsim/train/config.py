@@ -22,7 +22,7 @@ class TrainConfig:
     "data/scene_datasets/" is replaced by it), e.g. OUT of `batchsim import-dataset`; None:
     scene_ids as they are, or batchsim's layout beside the split."""
     num_envs: int = 1024
-    """Environments stepped together (N)."""
+    """Environments stepped together (N) by each process."""
     sensors: tuple[str, ...] = ("depth",)
     """Visual sensors the policy sees: "depth" and/or "rgb"."""
     resolution: int = 64
@@ -41,10 +41,17 @@ class TrainConfig:
     2 K / steps_per_scene new scenes per step of all N environments."""
     pipeline: bool = True
     """Two half-batch simulators, one simulating while the policy acts for the other."""
+    num_gpus: int = 0
+    """Training processes, one per GPU, started by torch.distributed.run
+    (batchsim.train.launch): 0 = every GPU torch can see; without CUDA or with device="cpu",
+    1 unless set (then N CPU processes with Gloo). An outer torchrun or Slurm decides instead."""
     num_threads: int = 0
-    """Simulation threads; 0: every core."""
+    """Simulation threads per process; 0: the cores this process may run on (its affinity)
+    shared among the processes on this node, less cores other programs keep busy
+    (batchsim.train.cpus)."""
     total_frames: int = 50_000_000
-    """Environment steps to train for, over all environments."""
+    """Environment steps to train for, over all environments of all processes; the learning
+    rate's cosine ends there (batchsim.train.schedule)."""
     rollout_steps: int = 32
     """Steps per rollout (T)."""
     epochs: int = 1
@@ -70,14 +77,16 @@ class TrainConfig:
     optimizer: str = "lamb"
     """"lamb" or "adam"."""
     base_lr: float = 2.5e-4
-    """Learning rate at 256 frames per minibatch; scaled by sqrt(frames per minibatch / 256)."""
+    """Learning rate at 256 frames per minibatch; scaled by sqrt(global frames per minibatch /
+    256), the minibatch summed over processes (batchsim.train.schedule)."""
     plain_lr: float | None = None
     """LAMB only: the rate of the parameters it steps as plain Adam, without the trust ratio
     (biases, scalars, the actor and critic heads); None: base_lr, unscaled. Adam moves each
     element by about the rate, so a 512-wide actor at the scaled 4e-3 shifts its logits by
     ~1 per step and collapses onto STOP within 30 updates (benchmarks/RESULTS.md)."""
-    warmup_updates: int = 50
-    """Linear learning-rate warm-up, in updates; a cosine decay to zero follows."""
+    warmup_frames: int = 6_553_600
+    """Linear learning-rate warm-up over this many global frames (50 updates of the GPU
+    presets on one GPU); a cosine decay to zero at total_frames follows."""
     encoder: str = "se_resnet9"
     """"se_resnet9" (SE-ResNet9, Fixup, no normalisation) or "simple_cnn"."""
     rnn: str = "lstm"
@@ -198,6 +207,9 @@ class TrainConfig:
             raise ValueError(f"cpca_coef: expected > 0 with cpca_steps, got {self.cpca_coef}")
         if self.plain_lr is not None and not self.plain_lr > 0:
             raise ValueError(f"plain_lr: expected None or > 0, got {self.plain_lr}")
+        for name in ("num_gpus", "num_threads", "warmup_frames"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name}: expected >= 0, got {getattr(self, name)}")
         if self.minibatches > self.num_envs:
             raise ValueError(
                 f"minibatches: expected at most num_envs ({self.num_envs}), got {self.minibatches}"
@@ -267,7 +279,7 @@ PRESETS = {
         "rnn_layers": 1,
         "optimizer": "adam",
         "base_lr": 1e-3,
-        "warmup_updates": 5,
+        "warmup_frames": 5 * 32 * 32,
         "precision": "fp32",
         "eval_envs": 32,
         "log_dir": "runs/demo",
@@ -277,6 +289,17 @@ PRESETS = {
 
 
 _OPTIONAL_NUMBERS = {"float | None": float, "int | None": int}
+
+# Fields that were renamed: an old name in a file or override gets this advice.
+RENAMED = {
+    "warmup_updates": "warmup_frames: the warm-up is counted in global frames now, so that it "
+    "means the same on any number of GPUs (one update is num_envs x rollout_steps x processes "
+    "frames)",
+}
+
+
+def _renamed(name: str, origin: str) -> ValueError:
+    return ValueError(f"{origin}: {name} was replaced by {RENAMED[name]}")
 
 
 def _coerce(current, text: str, declared: str = ""):
@@ -306,12 +329,17 @@ def make_config(
     if file is not None:
         values = json.loads(Path(file).read_text())
         unknown = sorted(set(values) - names)
+        renamed = [name for name in unknown if name in RENAMED]
+        if renamed:
+            raise _renamed(renamed[0], str(file))
         if unknown:
             raise ValueError(f"{file}: unknown fields {unknown}")
         values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
         config = dataclasses.replace(config, **values)
     for item in overrides or []:
         key, sep, value = item.partition("=")
+        if sep and key in RENAMED:
+            raise _renamed(key, "override")
         if not sep or key not in names:
             raise ValueError(
                 f"override: expected field=value with a field of TrainConfig, got {item!r}"

@@ -14,6 +14,7 @@ from torch.distributions import Categorical
 from batchsim.env import visual_observations
 from batchsim.options import TaskConfig
 from batchsim.simulator import Simulator
+from batchsim.train import cpus
 from batchsim.train.config import TrainConfig
 from batchsim.train.models import NO_ACTION, Policy, preprocess
 
@@ -125,7 +126,7 @@ def eval_simulator(config: TrainConfig, split: str, num_envs: int | None = None,
         resolution=config.resolution,
         backend=config.backend,
         device=options.pop("device", config.device),
-        num_threads=config.num_threads or (torch.get_num_threads() or 1),
+        num_threads=config.num_threads or cpus.default_threads().threads,
         autoreset="same_step",
         task=TaskConfig(max_episode_steps=config.max_episode_steps),
         **options,

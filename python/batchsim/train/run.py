@@ -105,7 +105,7 @@ def _validate(trainer: Trainer, log: RunLog) -> None:
     from batchsim.datasets.real_buildings import prepare_real_buildings
     from batchsim.train.evaluate import evaluate_policy
 
-    config = trainer.config
+    config = dataclasses.replace(trainer.config, num_threads=trainer.sim_threads)
     summary = evaluate_policy(trainer.policy, config, config.val_dataset)
     row = {"update": trainer.updates, "frames": trainer.frames, "wall_s": trainer.wall_s}
     for name, value in summary.items():
@@ -123,7 +123,7 @@ def _validate(trainer: Trainer, log: RunLog) -> None:
 def _agreed_time_up(started: float, limit_s: float) -> bool:
     """Whether rank 0's clock passed the limit; every rank gets rank 0's answer, so all stop
     at the same update."""
-    return distributed.gather(time.perf_counter() - started >= limit_s)[0]
+    return distributed.gather(time.time() - started >= limit_s)[0]
 
 
 def _agreed_signal(stop: StopOnSignals) -> int | None:
@@ -188,9 +188,11 @@ def train(
     stop_on_signals: bool = True,
     second_signal: str = "previous",
     check_scenes: bool = True,
+    started: float | None = None,
 ) -> Trainer:
     """Trains until total_frames, until (`time_limit_s`) the first update that ends past
-    that many seconds after this call began, or (`stop_on_signals`, main thread only) until
+    that many seconds after `started` (a time.time(); None: this call; the command passes
+    its own start, start-up included), or (`stop_on_signals`, main thread only) until
     the update during which SIGINT or SIGTERM arrived; each way the last checkpoint is
     written, so `resume=True` continues exactly, and `trainer.stop_signal` says which signal
     stopped it (None: none did). A second signal is not caught (batchsim.train.signals:
@@ -199,13 +201,14 @@ def train(
     `check_scenes`, every scene of the splits it will load must pass the loader's checks
     (check_splits)."""
     with StopOnSignals(stop_on_signals, second_signal) as stop:
-        return _train(config, show_progress, resume, time_limit_s, stop, check_scenes)
+        started = time.time() if started is None else started
+        return _train(config, show_progress, resume, (started, time_limit_s), stop, check_scenes)
 
 
 def _train(
-    config, show_progress, resume, time_limit_s, stop: StopOnSignals, check_scenes: bool
+    config, show_progress, resume, time_limit, stop: StopOnSignals, check_scenes: bool
 ) -> Trainer:
-    started = time.perf_counter()
+    started, time_limit_s = time_limit
     log_dir = Path(config.log_dir)
     path = log_dir / CHECKPOINT
     checkpoint = distributed.from_rank_zero(

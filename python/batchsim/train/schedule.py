@@ -1,20 +1,39 @@
-"""The learning-rate recipe for large batches: the base rate is for 256 frames per
-minibatch and scales with the square root of the actual minibatch; it warms up linearly,
-then decays along a cosine to zero at the last update."""
+"""The learning-rate rule for large batches, the same on any number of GPUs.
+
+- **Peak rate**: `base_lr` at 256 frames per minibatch, scaled by the square root of the
+  *global* minibatch (frames per minibatch on one rank x ranks): DDP averages the ranks'
+  gradients, so ranks make one larger minibatch. The square root is the rule for Adam-type
+  optimisers (Malladi et al. 2022) and bps-nav's (Shacklett et al. 2021: its LR_SCALE is the
+  square root of the global minibatch over 256).
+- **Schedule against frames**: a linear warm-up over the first `warmup_frames` global frames,
+  then a cosine to zero at `total_frames`. Frames, not updates, mark progress, so the same
+  `total_frames` gives the same schedule on 1 GPU and on 4 (where an update holds 4x the
+  frames), and a run resumed on another number of GPUs continues the schedule where it was.
+"""
 
 from __future__ import annotations
 
 import math
 
-
-def scaled_lr(base_lr: float, frames_per_minibatch: int, reference: int = 256) -> float:
-    return base_lr * math.sqrt(frames_per_minibatch / reference)
+REFERENCE_MINIBATCH = 256  # frames per minibatch at which the rate is base_lr
 
 
-def lr_factor(update: int, total_updates: int, warmup_updates: int) -> float:
-    """Multiplier of the scaled rate at `update` (0-based) of `total_updates`."""
-    if warmup_updates > 0 and update < warmup_updates:
-        return (update + 1) / warmup_updates
-    span = max(total_updates - warmup_updates, 1)
-    progress = min(max(update - warmup_updates, 0) / span, 1.0)
-    return 0.5 * (1.0 + math.cos(math.pi * progress))
+def scaled_lr(base_lr: float, global_minibatch_frames: int) -> float:
+    """The peak rate for minibatches of `global_minibatch_frames` frames over all ranks."""
+    return base_lr * math.sqrt(global_minibatch_frames / REFERENCE_MINIBATCH)
+
+
+def progress(frames: int, total_frames: int, warmup_frames: int) -> float:
+    """How far past the warm-up training is, in [0, 1]: 0 until `warmup_frames`, 1 at
+    `total_frames`."""
+    span = max(total_frames - warmup_frames, 1)
+    return min(max(frames - warmup_frames, 0) / span, 1.0)
+
+
+def lr_factor(frames: int, total_frames: int, warmup_frames: int, frames_per_update: int) -> float:
+    """Multiplier of the peak rate for the update that starts after `frames` global frames:
+    during the warm-up, the share of it that this update completes (so the first update
+    already moves); then the cosine of the progress."""
+    if frames < warmup_frames:
+        return min(frames + frames_per_update, warmup_frames) / warmup_frames
+    return 0.5 * (1.0 + math.cos(math.pi * progress(frames, total_frames, warmup_frames)))

@@ -21,28 +21,24 @@ from __future__ import annotations
 
 import collections
 import time
+import warnings
 
 import numpy as np
 import torch
 
-from batchsim.env import BatchNavEnv, make_env_halves
-from batchsim.train import distributed
+from batchsim.env import BatchNavEnv
+from batchsim.train import cpus, distributed
 from batchsim.train.acting import Actor, act
+from batchsim.train.checkpoint import world_change_notice
 from batchsim.train.compiled import compile_encoders
 from batchsim.train.config import TrainConfig
-from batchsim.train.lamb import Lamb, lamb_groups
-from batchsim.train.models import NO_ACTION, Policy, input_channels
+from batchsim.train.models import NO_ACTION
 from batchsim.train.overlap import ActingCopy, BackgroundUpdate, update_generator
-from batchsim.train.ppo import PPOSettings, update
+from batchsim.train.ppo import update
 from batchsim.train.schedule import lr_factor, scaled_lr
+from batchsim.train.setup import make_envs, make_optimizer, make_policy, ppo_settings
 from batchsim.train.signals import announce
 from batchsim.train.storage import RolloutStorage
-
-
-def _autocast_dtype(config: TrainConfig, device: torch.device):
-    if device.type != "cuda" or config.precision == "fp32":
-        return None
-    return torch.bfloat16 if config.precision == "bf16" else torch.float16
 
 
 def _half_slices(num_envs: int, pipeline: bool) -> list[slice]:
@@ -59,39 +55,18 @@ class Trainer:
         self.rank, self.world = distributed.rank_and_world(config.device)
         torch.manual_seed(config.seed + self.rank)
         self.halves = _half_slices(config.num_envs, config.pipeline)
-        self.envs = self._make_envs()
+        self.sim_threads = config.num_threads or cpus.default_threads().threads
+        self.envs = make_envs(config, self._device(), self.sim_threads)
         self.device = self.envs[0].device
-        self.policy = Policy(
-            config.encoder,
-            input_channels(config.sensors, config.depth_bins),
-            hidden=config.hidden_size,
-            layers=config.rnn_layers,
-            rnn=config.rnn,
-            cpca_steps=config.cpca_steps,
-        ).to(self.device)
+        self.policy = make_policy(config).to(self.device)
         if self.device.type == "cuda":  # NHWC convolutions: RESULTS.md, "the learner"
             self.policy.use_channels_last()
         self.trained_policy = distributed.wrap(self.policy, self.device)
-        frames_per_minibatch = config.frames_per_update // config.minibatches
-        self.lr = scaled_lr(config.base_lr, frames_per_minibatch)
+        self.frames_per_update = config.frames_per_update * self.world  # over all ranks
+        self.lr = scaled_lr(config.base_lr, self.frames_per_update // config.minibatches)
         self.plain_lr = config.plain_lr or config.base_lr
-        if config.optimizer == "lamb":
-            self.optimizer = Lamb(lamb_groups(self.policy, ("actor", "critic")), lr=self.lr)
-        else:
-            self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=self.lr)
-        self.settings = PPOSettings(
-            epochs=config.epochs,
-            minibatches=config.minibatches,
-            clip=config.clip,
-            value_coef=config.value_coef,
-            entropy_coef=config.entropy_coef,
-            max_grad_norm=config.max_grad_norm,
-            normalize_advantage=config.normalize_advantage,
-            cpca_coef=config.cpca_coef,
-            max_depth=config.max_depth,
-            depth_bins=config.depth_bins,
-            autocast_dtype=_autocast_dtype(config, self.device),
-        )
+        self.optimizer = make_optimizer(config, self.policy, self.lr)
+        self.settings = ppo_settings(config, self.device)
         self.scaler = (
             torch.amp.GradScaler("cuda") if self.settings.autocast_dtype == torch.float16 else None
         )
@@ -103,8 +78,6 @@ class Trainer:
         self.storage = self._make_storage()
         self.spare = self._make_storage() if config.overlap_update else None
         self.untrained: RolloutStorage | None = None  # collected, not yet trained on
-        frames_per_update = config.frames_per_update * self.world
-        self.total_updates = max(1, config.total_frames // frames_per_update)
         self.updates = 0
         self.frames = 0
         self.wall_s = 0.0  # seconds spent in train_step, over resumes
@@ -115,6 +88,14 @@ class Trainer:
         if checkpoint is not None:
             self.load_state(checkpoint)
         self.begin_segment()
+
+    @property
+    def total_updates(self) -> int:
+        """Updates done plus those that take the global frames to total_frames (at least 1):
+        frames mark progress, so a run resumed on another number of ranks ends where the
+        schedule does."""
+        remaining = max(self.config.total_frames - self.frames, 0) // self.frames_per_update
+        return max(1, self.updates + remaining)
 
     # -- construction -------------------------------------------------------------------
 
@@ -132,30 +113,12 @@ class Trainer:
         if self.policy.cpca is not None:
             self.policy.cpca.generator = self.generator
 
-    def _make_envs(self) -> tuple[BatchNavEnv, ...]:
-        config = self.config
-        device = config.device
-        if device is None and torch.cuda.is_available() and self.world > 1:
-            device = f"cuda:{distributed.local_rank()}"
-        per_env = config.num_envs // 2 if config.pipeline else config.num_envs
-        options = dict(
-            sensors=config.sensors,
-            resolution=config.resolution,
-            backend=config.backend,
-            device=device,
-            seed=config.seed,
-            scenes_resident=min(config.scenes_resident, per_env),
-            steps_per_scene=config.steps_per_scene,
-            autoreset_mode="same_step",
-            final_views=False,
-            task=config.training_task(),
-            sensor_noise=config.sensor_noise(),
-            num_threads=config.num_threads or (torch.get_num_threads() or 1),
-        )
-        dataset = config.load_split(config.dataset)
-        if config.pipeline:
-            return make_env_halves(dataset, config.num_envs, **options)
-        return (BatchNavEnv(dataset, config.num_envs, **options),)
+    def _device(self) -> str | None:
+        """The training device: each rank's own GPU under several ranks, else the config's."""
+        device = self.config.device
+        if device in (None, "cuda") and torch.cuda.is_available() and self.world > 1:
+            return f"cuda:{distributed.local_rank()}"
+        return device
 
     def _make_storage(self) -> RolloutStorage:
         space = self.envs[0].single_observation_space
@@ -169,7 +132,8 @@ class Trainer:
 
     def segment_seed(self, half: int) -> int:
         """Distinct for every (seed, rank, update, half): no two halves share a stream."""
-        return ((self.config.seed * 1_000_003 + self.updates) * 64 + self.rank) * 2 + half
+        ranks = max(64, self.world)  # 64 up to 64 ranks: the seeds of earlier runs stay
+        return ((self.config.seed * 1_000_003 + self.updates) * ranks + self.rank) * 2 + half
 
     def begin_segment(self) -> None:
         """Every environment starts a new episode; the recurrent state starts from zero.
@@ -204,18 +168,24 @@ class Trainer:
         }
 
     def load_state(self, state: dict) -> None:
-        if len(state["ranks"]) != self.world:
-            raise ValueError(
-                f"checkpoint: expected {self.world} rank(s) as in this run, "
-                f"got one written by {len(state['ranks'])}"
-            )
+        """Continues from a checkpoint, also one written by another number of ranks: the
+        weights, optimiser and frames carry over (the schedule goes on from the frames), and
+        a rank the checkpoint has no state for keeps the random streams of its seed."""
+        if len(state["ranks"]) != self.world and self.rank == 0:
+            warnings.warn(world_change_notice(state, self.world, self.lr), stacklevel=2)
         self.policy.load_state_dict(state["policy"])
         self.optimizer.load_state_dict(state["optimizer"])
         if self.scaler is not None and state.get("scaler") is not None:
             self.scaler.load_state_dict(state["scaler"])
         self.updates, self.frames = state["updates"], state["frames"]
         self.wall_s = state["wall_s"]
-        rank = state["ranks"][self.rank]
+        if self.rank < len(state["ranks"]):
+            self._load_rank_state(state["ranks"][self.rank])
+        if self.acting is not None:
+            self.acting.refresh()
+
+    def _load_rank_state(self, rank: dict) -> None:
+        """This rank's random generators, running episode metrics and scene-load count."""
         self.scene_loads = rank.get("scene_loads", 0)  # each rank's own; absent in old files
         self.episodes.extend(tuple(e) for e in rank["episodes"])
         torch.set_rng_state(rank["torch_rng"])
@@ -223,8 +193,6 @@ class Trainer:
             torch.cuda.set_rng_state(rank["cuda_rng"], self.device)
         if self.generator is not None and rank.get("update_rng") is not None:
             self.generator.set_state(rank["update_rng"])
-        if self.acting is not None:
-            self.acting.refresh()
 
     # -- rollouts -----------------------------------------------------------------------
 
@@ -299,7 +267,9 @@ class Trainer:
         """Collect a rollout and update the policy once (overlapped: update on the rollout
         collected last while collecting the next); returns the update's statistics."""
         config = self.config
-        factor = lr_factor(self.updates, self.total_updates, config.warmup_updates)
+        factor = lr_factor(
+            self.frames, config.total_frames, config.warmup_frames, self.frames_per_update
+        )
         for group in self.optimizer.param_groups:
             group["lr"] = (self.lr if group.get("trust", True) else self.plain_lr) * factor
         self.timing = {"inference_s": 0.0, "sim_wait_s": 0.0, "collect_s": 0.0}
@@ -311,7 +281,7 @@ class Trainer:
         finished = time.perf_counter()
         self.wall_s += finished - started
         self.updates += 1
-        self.frames += config.frames_per_update * self.world * rollouts
+        self.frames += self.frames_per_update * rollouts
         self._count_scene_loads()
         stats |= {
             "scene_loads": self.scene_loads,

@@ -1,0 +1,78 @@
+"""The parts a trainer is built from, each from a TrainConfig: the training environments,
+the policy, the optimiser and the PPO settings (the Trainer owns and wires them)."""
+
+from __future__ import annotations
+
+import torch
+
+from batchsim.env import BatchNavEnv, make_env_halves
+from batchsim.train.config import TrainConfig
+from batchsim.train.lamb import Lamb, lamb_groups
+from batchsim.train.models import Policy, input_channels
+from batchsim.train.ppo import PPOSettings
+
+
+def make_envs(config: TrainConfig, device: str | None, num_threads: int) -> tuple[BatchNavEnv, ...]:
+    """The training environments on `device`: the two pipelined halves of
+    make_env_halves, or one BatchNavEnv of num_envs."""
+    per_env = config.num_envs // 2 if config.pipeline else config.num_envs
+    options = dict(
+        sensors=config.sensors,
+        resolution=config.resolution,
+        backend=config.backend,
+        device=device,
+        seed=config.seed,
+        scenes_resident=min(config.scenes_resident, per_env),
+        steps_per_scene=config.steps_per_scene,
+        autoreset_mode="same_step",
+        final_views=False,
+        task=config.training_task(),
+        sensor_noise=config.sensor_noise(),
+        num_threads=num_threads,
+    )
+    dataset = config.load_split(config.dataset)
+    if config.pipeline:
+        return make_env_halves(dataset, config.num_envs, **options)
+    return (BatchNavEnv(dataset, config.num_envs, **options),)
+
+
+def make_policy(config: TrainConfig) -> Policy:
+    """The policy network the config describes (on the CPU)."""
+    return Policy(
+        config.encoder,
+        input_channels(config.sensors, config.depth_bins),
+        hidden=config.hidden_size,
+        layers=config.rnn_layers,
+        rnn=config.rnn,
+        cpca_steps=config.cpca_steps,
+    )
+
+
+def make_optimizer(config: TrainConfig, policy: Policy, lr: float) -> torch.optim.Optimizer:
+    """LAMB with its plain-Adam group for the heads, biases and scalars, or Adam."""
+    if config.optimizer == "lamb":
+        return Lamb(lamb_groups(policy, ("actor", "critic")), lr=lr)
+    return torch.optim.Adam(policy.parameters(), lr=lr)
+
+
+def ppo_settings(config: TrainConfig, device: torch.device) -> PPOSettings:
+    return PPOSettings(
+        epochs=config.epochs,
+        minibatches=config.minibatches,
+        clip=config.clip,
+        value_coef=config.value_coef,
+        entropy_coef=config.entropy_coef,
+        max_grad_norm=config.max_grad_norm,
+        normalize_advantage=config.normalize_advantage,
+        cpca_coef=config.cpca_coef,
+        max_depth=config.max_depth,
+        depth_bins=config.depth_bins,
+        autocast_dtype=autocast_dtype(config, device),
+    )
+
+
+def autocast_dtype(config: TrainConfig, device: torch.device) -> torch.dtype | None:
+    """bf16 or fp16 autocast on CUDA as `precision` asks; None (fp32) on the CPU."""
+    if device.type != "cuda" or config.precision == "fp32":
+        return None
+    return torch.bfloat16 if config.precision == "bf16" else torch.float16
