@@ -13,7 +13,7 @@ import torch
 from batchsim._files import write_atomically
 from batchsim.errors import InvalidArgumentError
 from batchsim.train.config import TrainConfig
-from batchsim.train.models import Policy, input_channels
+from batchsim.train.models import build_policy
 
 CHECKPOINT = "checkpoint.pt"
 # TrainConfig fields that fix the policy's shape or what it sees: a checkpoint trained with
@@ -28,7 +28,11 @@ POLICY_FIELDS = (
     "depth_bins",
     "max_depth",
     "cpca_steps",
+    "value_normalization",
 )
+# Fields whose weight > 0 adds a head (its parameters) to the policy: a checkpoint must
+# have the same heads, whatever their weights.
+HEAD_FIELDS = ("inverse_dynamics_coef", "temporal_distance_coef")
 
 
 def write_checkpoint(state: dict, path: str | os.PathLike) -> None:
@@ -61,18 +65,29 @@ def config_of(state: dict) -> TrainConfig:
 
 def check_compatible(saved: TrainConfig, wanted: TrainConfig, origin: str = "checkpoint") -> None:
     """InvalidArgumentError (a ValueError) naming every POLICY_FIELDS value where the
-    checkpoint's config (`saved`) and this run's (`wanted`) differ, before any weights load."""
+    checkpoint's config (`saved`) and this run's (`wanted`) differ, and every HEAD_FIELDS
+    head that one has and the other not, before any weights load."""
     differ = [
         f"{name}: checkpoint has {getattr(saved, name)!r}, this run asks for "
         f"{getattr(wanted, name)!r}"
         for name in POLICY_FIELDS
         if _normalised(getattr(saved, name)) != _normalised(getattr(wanted, name))
     ]
+    differ += [
+        f"{name}: checkpoint has {getattr(saved, name)!r} ({_head(saved, name)}), this run "
+        f"asks for {getattr(wanted, name)!r} ({_head(wanted, name)})"
+        for name in HEAD_FIELDS
+        if _head(saved, name) != _head(wanted, name)
+    ]
     if differ:
         raise InvalidArgumentError(
             f"{origin} does not fit this configuration (its policy was trained with other "
             "inputs or another network): " + "; ".join(differ)
         )
+
+
+def _head(config: TrainConfig, name: str) -> str:
+    return "a head" if getattr(config, name) > 0 else "no head"
 
 
 def _normalised(value):
@@ -83,13 +98,6 @@ def load_policy(path: str | os.PathLike, device: str | torch.device = "cpu"):
     """(Policy with the checkpoint's weights on `device`, its TrainConfig)."""
     state = read_checkpoint(path)
     config = config_of(state)
-    policy = Policy(
-        config.encoder,
-        input_channels(config.sensors, config.depth_bins),
-        hidden=config.hidden_size,
-        layers=config.rnn_layers,
-        rnn=config.rnn,
-        cpca_steps=config.cpca_steps,
-    )
+    policy = build_policy(config)
     policy.load_state_dict(state["policy"])
     return policy.to(device).eval(), config

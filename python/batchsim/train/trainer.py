@@ -31,10 +31,10 @@ from batchsim.train.acting import Actor, act
 from batchsim.train.compiled import compile_encoders
 from batchsim.train.config import TrainConfig
 from batchsim.train.lamb import Lamb, lamb_groups
-from batchsim.train.models import NO_ACTION, Policy, input_channels
+from batchsim.train.models import NO_ACTION, build_policy
 from batchsim.train.overlap import ActingCopy, BackgroundUpdate, update_generator
 from batchsim.train.ppo import PPOSettings, update
-from batchsim.train.schedule import lr_factor, scaled_lr
+from batchsim.train.schedule import anneal, lr_factor, scaled_lr
 from batchsim.train.signals import announce
 from batchsim.train.storage import RolloutStorage
 
@@ -61,14 +61,7 @@ class Trainer:
         self.halves = _half_slices(config.num_envs, config.pipeline)
         self.envs = self._make_envs()
         self.device = self.envs[0].device
-        self.policy = Policy(
-            config.encoder,
-            input_channels(config.sensors, config.depth_bins),
-            hidden=config.hidden_size,
-            layers=config.rnn_layers,
-            rnn=config.rnn,
-            cpca_steps=config.cpca_steps,
-        ).to(self.device)
+        self.policy = build_policy(config).to(self.device)
         if self.device.type == "cuda":  # NHWC convolutions: RESULTS.md, "the learner"
             self.policy.use_channels_last()
         self.trained_policy = distributed.wrap(self.policy, self.device)
@@ -88,6 +81,8 @@ class Trainer:
             max_grad_norm=config.max_grad_norm,
             normalize_advantage=config.normalize_advantage,
             cpca_coef=config.cpca_coef,
+            inverse_dynamics_coef=config.inverse_dynamics_coef,
+            temporal_distance_coef=config.temporal_distance_coef,
             max_depth=config.max_depth,
             depth_bins=config.depth_bins,
             autocast_dtype=_autocast_dtype(config, self.device),
@@ -129,8 +124,7 @@ class Trainer:
         self.acting_policy = self.acting.policy
         self.background = BackgroundUpdate(self.device)
         self.generator = update_generator(self.device, self.config.seed + self.rank)
-        if self.policy.cpca is not None:
-            self.policy.cpca.generator = self.generator
+        self.policy.set_update_generator(self.generator)
 
     def _make_envs(self) -> tuple[BatchNavEnv, ...]:
         config = self.config
@@ -302,6 +296,9 @@ class Trainer:
         factor = lr_factor(self.updates, self.total_updates, config.warmup_updates)
         for group in self.optimizer.param_groups:
             group["lr"] = (self.lr if group.get("trust", True) else self.plain_lr) * factor
+        if config.entropy_coef_final is not None:  # by the frames so far (kept over resumes)
+            final, progress = config.entropy_coef_final, self.frames / config.total_frames
+            self.settings.entropy_coef = anneal(config.entropy_coef, final, progress)
         self.timing = {"inference_s": 0.0, "sim_wait_s": 0.0, "collect_s": 0.0}
         started = time.perf_counter()
         if config.overlap_update:
@@ -316,6 +313,7 @@ class Trainer:
         stats |= {
             "scene_loads": self.scene_loads,
             "lr": self.lr * factor,
+            "entropy_coef": self.settings.entropy_coef,
             "stop_fraction": self.stop_fraction,
             **self.timing,
             "frames_per_s": config.frames_per_update * rollouts / (finished - started),
