@@ -122,11 +122,13 @@ def test_the_policy_returns_the_loss_only_with_the_head_and_the_actions():
     with_head = Policy("simple_cnn", 1, hidden=32, layers=1, rnn="gru", cpca_steps=2)
     state = with_head.initial_state(n, "cpu")
     out = with_head(*inputs, state, masks, actions=actions)
-    assert out.auxiliary_loss.ndim == 0 and torch.isfinite(out.auxiliary_loss)
-    out.auxiliary_loss.backward()
+    assert list(out.auxiliary_losses) == ["cpca"]
+    loss = out.auxiliary_losses["cpca"]
+    assert loss.ndim == 0 and torch.isfinite(loss)
+    loss.backward()
     encoder_grad = with_head.encoder.out.weight.grad
     assert encoder_grad is not None and encoder_grad.abs().sum() > 0  # it shapes the encoder
-    assert with_head(*inputs, state, masks).auxiliary_loss is None
+    assert with_head(*inputs, state, masks).auxiliary_losses == {}
     without = Policy("simple_cnn", 1, hidden=32, layers=1, rnn="gru")
     assert without.cpca is None
-    assert without(*inputs, state, masks, actions=actions).auxiliary_loss is None
+    assert without(*inputs, state, masks, actions=actions).auxiliary_losses == {}

@@ -6,11 +6,14 @@
     models       policies: visual encoders, recurrent core, actor and critic heads
     recurrence   the recurrent core over rollouts with episode resets (stepwise, segments)
     auxiliary    CPC|A, the auxiliary loss on the recurrent core's belief
+    inverse_dynamics   the action between two views, an auxiliary loss on the encoder
+    temporal_distance  the steps between two views of an episode, an auxiliary loss
+    value_norm   PopArt: the critic on normalised returns, its outputs preserved
     acting       rollout inference: sampling, CUDA graphs
     ppo          one PPO update over a rollout
     storage      rollout storage, allocated once on the training device
     lamb         the LAMB optimizer
-    schedule     the learning-rate recipe for large batches
+    schedule     the learning-rate recipe for large batches; linear annealing
     checkpoint   checkpoints written atomically; load_policy for eval and video
     distributed  several GPUs under torchrun (DDP, statistics across ranks)
     evaluate     every episode of a split once: agents, measures, 95% intervals

@@ -20,7 +20,7 @@ START_POINTS = 4096  # (t, env) pairs per minibatch the prediction starts from: 
 NEGATIVES = 4  # random other steps each prediction is told apart from
 
 
-def _rows(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+def take_rows(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     """table[index] for a 2-D table, as index_select: its backward (index_add) sums repeated
     rows in a fixed order, where advanced indexing's does not on a multi-threaded CPU (and
     a resumed run must reproduce the uninterrupted one bit for bit)."""
@@ -75,12 +75,12 @@ class ActionCPC(nn.Module):
         valid = (masks[times, rows] * inside).cumprod(1)
 
         taken = self.action(actions[times - 1, rows]).transpose(0, 1)  # a_{t0 .. t0+k-1}
-        initial = _rows(beliefs.flatten(0, 1), start)[None]
+        initial = take_rows(beliefs.flatten(0, 1), start)[None]
         imagined, _ = self.imagine(taken, initial)
         predicted = self.predicted(imagined.transpose(0, 1))  # [S, k, W]
         observed = self.observed(embeddings).flatten(0, 1)  # [T * N, W]
-        positive = self.score(F.relu(predicted + _rows(observed, times * n + rows))).squeeze(-1)
-        others = _rows(observed, negative)  # [S, k, M, W]
+        positive = self.score(F.relu(predicted + take_rows(observed, times * n + rows))).squeeze(-1)
+        others = take_rows(observed, negative)  # [S, k, M, W]
         negative_score = self.score(F.relu(predicted[:, :, None] + others)).squeeze(-1)
         loss = F.softplus(-positive.float()) + F.softplus(negative_score.float()).mean(-1)
         return (loss * valid).sum() / valid.sum().clamp(min=1.0)

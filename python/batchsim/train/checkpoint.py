@@ -13,6 +13,7 @@ import torch
 from batchsim._files import write_atomically
 from batchsim.errors import InvalidArgumentError
 from batchsim.train.config import TrainConfig
+from batchsim.train.models import build_policy
 
 CHECKPOINT = "checkpoint.pt"
 # TrainConfig fields that fix the policy's shape or what it sees: a checkpoint trained with
@@ -27,7 +28,11 @@ POLICY_FIELDS = (
     "depth_bins",
     "max_depth",
     "cpca_steps",
+    "value_normalization",
 )
+# Fields whose weight > 0 adds a head (its parameters) to the policy: a checkpoint must
+# have the same heads, whatever their weights.
+HEAD_FIELDS = ("inverse_dynamics_coef", "temporal_distance_coef")
 
 
 def write_checkpoint(state: dict, path: str | os.PathLike) -> None:
@@ -60,12 +65,19 @@ def config_of(state: dict) -> TrainConfig:
 
 def check_compatible(saved: TrainConfig, wanted: TrainConfig, origin: str = "checkpoint") -> None:
     """InvalidArgumentError (a ValueError) naming every POLICY_FIELDS value where the
-    checkpoint's config (`saved`) and this run's (`wanted`) differ, before any weights load."""
+    checkpoint's config (`saved`) and this run's (`wanted`) differ, and every HEAD_FIELDS
+    head that one has and the other not, before any weights load."""
     differ = [
         f"{name}: checkpoint has {getattr(saved, name)!r}, this run asks for "
         f"{getattr(wanted, name)!r}"
         for name in POLICY_FIELDS
         if _normalised(getattr(saved, name)) != _normalised(getattr(wanted, name))
+    ]
+    differ += [
+        f"{name}: checkpoint has {getattr(saved, name)!r} ({_head(saved, name)}), this run "
+        f"asks for {getattr(wanted, name)!r} ({_head(wanted, name)})"
+        for name in HEAD_FIELDS
+        if _head(saved, name) != _head(wanted, name)
     ]
     if differ:
         raise InvalidArgumentError(
@@ -87,16 +99,18 @@ def world_change_notice(state: dict, world: int, peak_lr: float) -> str:
     )
 
 
+def _head(config: TrainConfig, name: str) -> str:
+    return "a head" if getattr(config, name) > 0 else "no head"
+
+
 def _normalised(value):
     return tuple(value) if isinstance(value, list) else value
 
 
 def load_policy(path: str | os.PathLike, device: str | torch.device = "cpu"):
     """(Policy with the checkpoint's weights on `device`, its TrainConfig)."""
-    from batchsim.train.setup import make_policy  # it imports the env: only when loading
-
     state = read_checkpoint(path)
     config = config_of(state)
-    policy = make_policy(config)
+    policy = build_policy(config)
     policy.load_state_dict(state["policy"])
     return policy.to(device).eval(), config

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,13 +68,26 @@ class TrainConfig:
     value_coef: float = 0.5
     """Weight of the value loss."""
     entropy_coef: float = 0.01
-    """Weight of the entropy bonus."""
+    """Weight of the entropy bonus (at the start, with entropy_coef_final)."""
+    entropy_coef_final: float | None = None
+    """Weight of the entropy bonus at total_frames, reached linearly from entropy_coef over
+    the frames trained (batchsim.train.schedule.anneal): much exploration early, a sharper
+    policy late. None: entropy_coef throughout."""
     max_grad_norm: float = 1.0
     """Gradient norm clip."""
     normalize_advantage: bool = False
     """Standardise each rollout's advantages (mean 0, std 1) before the policy loss. Off, as
     in Habitat's DD-PPO and bps-nav: standardising blows the early, tiny advantages up to
     unit size, and the policy collapsed onto STOP on generator v6 (benchmarks/RESULTS.md)."""
+    value_normalization: bool = False
+    """PopArt (batchsim.train.value_norm): the critic learns returns normalised by running
+    statistics, its values are de-normalised wherever used (rollout, bootstrap, GAE), and its
+    last layer is rescaled when the statistics move so that they do not jump. Returns grow
+    from ~0 to 15-20 over training; normalised, the value loss keeps one scale beside the
+    policy loss under the clipped gradient norm. False: raw returns."""
+    value_norm_decay: float = 0.99
+    """Per-update decay of value normalisation's moving averages of the returns' first and
+    second moments (0.99: mostly the last ~100 updates)."""
     optimizer: str = "lamb"
     """"lamb" or "adam"."""
     base_lr: float = 2.5e-4
@@ -105,6 +119,14 @@ class TrainConfig:
     views. 0: no auxiliary loss."""
     cpca_coef: float = 0.1
     """Weight of the CPC|A loss beside the PPO losses."""
+    inverse_dynamics_coef: float = 0.0
+    """Weight of the inverse-dynamics auxiliary loss (batchsim.train.inverse_dynamics): a
+    head predicts each action from the visual embeddings before and after it, teaching the
+    encoder what moving and turning change in the view. 0: no head."""
+    temporal_distance_coef: float = 0.0
+    """Weight of the temporal-distance auxiliary loss (batchsim.train.temporal_distance): a
+    head regresses the step distance between two views of an episode from them and the
+    belief, teaching the recurrent core how long ago it passed what it saw. 0: no head."""
     # Randomisation of the training environments only (evaluation stays noiseless); 0: off.
     forward_noise: float = 0.0
     """Std dev (m) of Gaussian noise on each forward step (TaskConfig.forward_noise)."""
@@ -205,6 +227,7 @@ class TrainConfig:
             )
         if self.cpca_steps and not self.cpca_coef > 0:
             raise ValueError(f"cpca_coef: expected > 0 with cpca_steps, got {self.cpca_coef}")
+        self._validate_recipe_options()
         if self.plain_lr is not None and not self.plain_lr > 0:
             raise ValueError(f"plain_lr: expected None or > 0, got {self.plain_lr}")
         for name in ("num_gpus", "num_threads", "warmup_frames"):
@@ -213,6 +236,27 @@ class TrainConfig:
         if self.minibatches > self.num_envs:
             raise ValueError(
                 f"minibatches: expected at most num_envs ({self.num_envs}), got {self.minibatches}"
+            )
+
+    def _validate_recipe_options(self) -> None:
+        """The auxiliary heads' weights, value normalisation and the entropy schedule."""
+        for name in ("inverse_dynamics_coef", "temporal_distance_coef"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name}: expected a finite number >= 0 (0: off), got {value}")
+            if value > 0 and self.rollout_steps < 2:
+                raise ValueError(
+                    f"{name}: expected rollout_steps >= 2 (pairs of steps) with the head on, "
+                    f"got rollout_steps={self.rollout_steps}"
+                )
+        if not 0.0 < self.value_norm_decay < 1.0:
+            raise ValueError(
+                f"value_norm_decay: expected a number in (0, 1), got {self.value_norm_decay}"
+            )
+        final = self.entropy_coef_final
+        if final is not None and not (math.isfinite(final) and final >= 0):
+            raise ValueError(
+                f"entropy_coef_final: expected None or a finite number >= 0, got {final}"
             )
 
     def training_task(self):

@@ -52,6 +52,13 @@ def gather(value) -> list:
     return out
 
 
+def all_reduce_sum(tensor: torch.Tensor) -> torch.Tensor:
+    """`tensor` summed over the ranks, in place (itself without torchrun)."""
+    if active():
+        dist.all_reduce(tensor)
+    return tensor
+
+
 def aggregate(stats: dict, episodes: dict, device: torch.device) -> dict:
     """One rank's statistics, or all ranks' combined: frames/s and episode counts summed,
     success and SPL weighted by finished episodes, the rest averaged."""

@@ -21,6 +21,9 @@ from torch.nn import functional as F
 
 from batchsim.train import recurrence
 from batchsim.train.auxiliary import ActionCPC
+from batchsim.train.inverse_dynamics import InverseDynamics
+from batchsim.train.temporal_distance import TemporalDistance
+from batchsim.train.value_norm import ValueNormalizer
 
 NO_ACTION = 4  # the previous-action embedding's "none yet" (after the 4 actions)
 
@@ -140,14 +143,18 @@ class SimpleCNN(nn.Module):
 
 class PolicyOutput(NamedTuple):
     logits: torch.Tensor  # [T*N, A]
-    values: torch.Tensor  # [T*N]
+    values: torch.Tensor  # [T*N], on the returns' scale (de-normalised with value_norm)
     state: torch.Tensor  # the recurrent state after the last step
-    auxiliary_loss: torch.Tensor | None  # CPC|A's, when asked for with the actions taken
+    # The auxiliary heads' losses by name ("cpca", "id", "td"), when asked for with the
+    # actions taken; empty without heads or actions.
+    auxiliary_losses: dict[str, torch.Tensor]
 
 
 class Policy(nn.Module):
     """Encoder + (goal, previous action) embeddings + recurrent core + actor and critic,
-    and with cpca_steps > 0 the CPC|A auxiliary head (batchsim.train.auxiliary).
+    and the optional auxiliary heads: CPC|A with cpca_steps > 0 (batchsim.train.auxiliary),
+    inverse dynamics and temporal distance (their modules). With value_normalization the
+    critic learns normalised returns and `values` are de-normalised (batchsim.train.value_norm).
 
     The recurrent state is one tensor [layers * (2 if LSTM else 1), N, hidden]; `masks`
     ([N] float, 0 where an episode just began) reset it, as in habitat-baselines."""
@@ -161,6 +168,10 @@ class Policy(nn.Module):
         layers: int = 2,
         rnn: str = "lstm",
         cpca_steps: int = 0,
+        inverse_dynamics: bool = False,
+        temporal_distance: bool = False,
+        value_normalization: bool = False,
+        value_norm_decay: float = 0.99,
     ):
         super().__init__()
         if encoder == "se_resnet9":
@@ -183,6 +194,9 @@ class Policy(nn.Module):
         nn.init.orthogonal_(self.critic.weight)
         nn.init.zeros_(self.critic.bias)
         self.cpca = ActionCPC(hidden, actions, cpca_steps) if cpca_steps > 0 else None
+        self.inverse_dynamics = InverseDynamics(hidden, actions) if inverse_dynamics else None
+        self.temporal_distance = TemporalDistance(hidden) if temporal_distance else None
+        self.value_norm = ValueNormalizer(value_norm_decay) if value_normalization else None
         self.sequence = "segments"  # or "stepwise": how rollouts run (batchsim.train.recurrence)
         self.channels_last = False
 
@@ -217,7 +231,7 @@ class Policy(nn.Module):
     ) -> PolicyOutput:
         """Sequences: visual [T*N, C, H, W], pointgoal [T*N, 2], previous_action [T*N],
         masks [T, N]; state [L, N, H] at the start. With `actions` ([T*N], taken at each
-        step) and a CPC|A head, the output carries its loss too."""
+        step) the output carries the auxiliary heads' losses too."""
         steps, n = masks.shape
         if self.channels_last:
             visual = visual.contiguous(memory_format=torch.channels_last)
@@ -235,11 +249,47 @@ class Policy(nn.Module):
         beliefs, rnn_state = run(self.rnn, x, self._split(state), masks)
         state = self._join(rnn_state)
         features = beliefs.view(steps * n, -1)
-        auxiliary_loss = None
-        if actions is not None and self.cpca is not None:
-            auxiliary_loss = self.cpca(
+        auxiliary = {}
+        if actions is not None:
+            auxiliary = self._auxiliary_losses(
                 embeddings.view(steps, n, -1), beliefs, actions.view(steps, n), masks
             )
-        return PolicyOutput(
-            self.actor(features), self.critic(features).squeeze(-1), state, auxiliary_loss
-        )
+        logits = self.actor(features)  # after the heads, before the critic: the order of
+        values = self.critic(features).squeeze(-1)  # the graph, so gradients sum as before
+        if self.value_norm is not None:
+            values = self.value_norm.denormalize(values)
+        return PolicyOutput(logits, values, state, auxiliary)
+
+    def _auxiliary_losses(self, embeddings, beliefs, actions, masks) -> dict[str, torch.Tensor]:
+        """Each head's loss on sequences [T, N, ...], in a fixed order (the update adds them
+        in it)."""
+        losses = {}
+        if self.cpca is not None:
+            losses["cpca"] = self.cpca(embeddings, beliefs, actions, masks)
+        if self.inverse_dynamics is not None:
+            losses["id"] = self.inverse_dynamics(embeddings, actions, masks)
+        if self.temporal_distance is not None:
+            losses["td"] = self.temporal_distance(embeddings, beliefs, masks)
+        return losses
+
+    def set_update_generator(self, generator: torch.Generator | None) -> None:
+        """Where the auxiliary heads' random draws come from (None: torch's default)."""
+        for head in (self.cpca, self.temporal_distance):
+            if head is not None:
+                head.generator = generator
+
+
+def build_policy(config) -> Policy:
+    """The Policy a TrainConfig describes (its shape, inputs, heads and value scale)."""
+    return Policy(
+        config.encoder,
+        input_channels(config.sensors, config.depth_bins),
+        hidden=config.hidden_size,
+        layers=config.rnn_layers,
+        rnn=config.rnn,
+        cpca_steps=config.cpca_steps,
+        inverse_dynamics=config.inverse_dynamics_coef > 0,
+        temporal_distance=config.temporal_distance_coef > 0,
+        value_normalization=config.value_normalization,
+        value_norm_decay=config.value_norm_decay,
+    )

@@ -1,7 +1,9 @@
 """One PPO update over a rollout: epochs over recurrent minibatches (environments split
 into groups, each replaying its whole T-step sequences from the rollout's initial state),
-the clipped surrogate objective, a value loss, an entropy bonus and, with a CPC|A head,
-its auxiliary loss; gradients clipped."""
+the clipped surrogate objective, a value loss (on the normalised scale with a value
+normaliser, whose statistics and PopArt rescale come first), an entropy bonus and the
+policy's auxiliary heads' losses (CPC|A, inverse dynamics, temporal distance); gradients
+clipped."""
 
 from __future__ import annotations
 
@@ -13,6 +15,10 @@ from torch.distributions import Categorical
 from batchsim.env import POINTGOAL
 from batchsim.train.models import Policy, preprocess
 from batchsim.train.storage import RolloutStorage
+from batchsim.train.value_norm import ValueNormalizer
+
+# The statistic each auxiliary head's loss is logged as (losses/<name> in TensorBoard).
+AUXILIARY_STATS = {"cpca": "cpca_loss", "id": "id_loss", "td": "td_loss"}
 
 
 @dataclass
@@ -25,6 +31,8 @@ class PPOSettings:
     max_grad_norm: float = 1.0
     normalize_advantage: bool = False
     cpca_coef: float = 0.1  # weight of the CPC|A loss, where the policy has the head
+    inverse_dynamics_coef: float = 0.0  # weight of the inverse-dynamics loss (with its head)
+    temporal_distance_coef: float = 0.0  # weight of the temporal-distance loss (with its head)
     max_depth: float = 10.0
     depth_bins: int = 0
     autocast_dtype: torch.dtype | None = None  # bf16 / fp16 on CUDA, None: full precision
@@ -32,7 +40,7 @@ class PPOSettings:
 
 def evaluate(policy: Policy, storage: RolloutStorage, envs: torch.Tensor, s: PPOSettings):
     """Log-probabilities, entropies and values of the stored actions of `envs` ([M] index),
-    replaying their sequences: each [T * M]; and the policy's auxiliary loss (or None)."""
+    replaying their sequences: each [T * M]; and the auxiliary heads' losses by name."""
     steps = storage.steps
     obs = {k: v[:steps, envs].flatten(0, 1) for k, v in storage.obs.items()}
     device_type = storage.masks.device.type
@@ -49,13 +57,41 @@ def evaluate(policy: Policy, storage: RolloutStorage, envs: torch.Tensor, s: PPO
             actions=actions,
         )
     dist = Categorical(logits=out.logits.float())
-    return dist.log_prob(actions), dist.entropy(), out.values.float(), out.auxiliary_loss
+    return dist.log_prob(actions), dist.entropy(), out.values.float(), out.auxiliary_losses
+
+
+def auxiliary_coef(s: PPOSettings, name: str) -> float:
+    """The weight of the auxiliary head `name` ("cpca", "id", "td") in the total loss."""
+    return {
+        "cpca": s.cpca_coef,
+        "id": s.inverse_dynamics_coef,
+        "td": s.temporal_distance_coef,
+    }[name]
+
+
+def value_loss_of(returns, values, value_norm: ValueNormalizer | None) -> torch.Tensor:
+    """Half the mean squared error of the values, on the normalised scale with a value
+    normaliser (the scale the critic's output lives on)."""
+    if value_norm is None:
+        return 0.5 * (returns - values).pow(2).mean()
+    return 0.5 * (value_norm.normalize(returns) - value_norm.normalize(values)).pow(2).mean()
+
+
+def _unwrapped(policy) -> Policy:
+    """The Policy inside a DistributedDataParallel wrapper (or the policy itself)."""
+    return (
+        policy.module if isinstance(policy, torch.nn.parallel.DistributedDataParallel) else policy
+    )
 
 
 def update(
     policy: Policy, optimizer, storage: RolloutStorage, s: PPOSettings, scaler=None, generator=None
 ) -> dict[str, float]:
-    """`generator`: where the minibatch order is drawn from (None: torch's default)."""
+    """`generator`: where the minibatch order is drawn from (None: torch's default). A
+    value normaliser first takes this rollout's returns into its statistics (PopArt)."""
+    value_norm = _unwrapped(policy).value_norm
+    if value_norm is not None:
+        value_norm.update(storage.returns, _unwrapped(policy).critic)
     advantages = storage.advantages
     if s.normalize_advantage:
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-5)
@@ -70,18 +106,19 @@ def update(
     for _ in range(s.epochs):
         order = torch.randperm(storage.envs, device=advantages.device, generator=generator)
         for envs in order.chunk(s.minibatches):
-            log_probs, entropy, values, auxiliary = evaluate(policy, storage, envs, s)
+            log_probs, entropy, values, auxiliaries = evaluate(policy, storage, envs, s)
             old = storage.log_probs[:, envs].flatten()
             adv = advantages[:, envs].flatten()
             returns = storage.returns[:, envs].flatten()
             ratio = torch.exp(log_probs - old)
             clipped = ratio.clamp(1 - s.clip, 1 + s.clip)
             policy_loss = -torch.min(ratio * adv, clipped * adv).mean()
-            value_loss = 0.5 * (returns - values).pow(2).mean()
+            value_loss = value_loss_of(returns, values, value_norm)
             loss = policy_loss + s.value_coef * value_loss - s.entropy_coef * entropy.mean()
-            if auxiliary is not None:
-                loss = loss + s.cpca_coef * auxiliary.float()
-                totals["cpca_loss"] = totals.get("cpca_loss", 0.0) + auxiliary.item()
+            for name, auxiliary in auxiliaries.items():
+                loss = loss + auxiliary_coef(s, name) * auxiliary.float()
+                stat = AUXILIARY_STATS[name]
+                totals[stat] = totals.get(stat, 0.0) + auxiliary.item()
             optimizer.zero_grad(set_to_none=True)
             if scaler is not None:
                 scaler.scale(loss).backward()
@@ -101,4 +138,10 @@ def update(
                 totals["clip_fraction"] += ((ratio - 1).abs() > s.clip).float().mean().item()
                 totals["approx_kl"] += (old - log_probs).mean().item()
             count += 1
-    return {k: v / count for k, v in totals.items()}
+    stats = {k: v / count for k, v in totals.items()}
+    if value_norm is not None:
+        stats |= {
+            "value_norm_mean": float(value_norm.mean),
+            "value_norm_std": float(value_norm.std),
+        }
+    return stats

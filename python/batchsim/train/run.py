@@ -32,8 +32,19 @@ from batchsim.train.config import TrainConfig
 from batchsim.train.signals import StopOnSignals, announce
 from batchsim.train.trainer import Trainer
 
-CHARTS = ("success", "spl", "episodes", "stop_fraction", "lr", "scene_loads")
-LOSSES = ("policy_loss", "value_loss", "entropy", "clip_fraction", "approx_kl", "cpca_loss")
+CHARTS = ("success", "spl", "episodes", "stop_fraction", "lr", "entropy_coef", "scene_loads")
+LOSSES = (
+    "policy_loss",
+    "value_loss",
+    "entropy",
+    "clip_fraction",
+    "approx_kl",
+    "cpca_loss",
+    "id_loss",
+    "td_loss",
+    "value_norm_mean",
+    "value_norm_std",
+)
 PERF = ("frames_per_s", "collect_s", "update_s", "inference_s", "sim_wait_s")
 COLUMNS = ("update", "frames", "wall_s", *CHARTS, *LOSSES, *PERF)
 

@@ -9,6 +9,8 @@
   then a cosine to zero at `total_frames`. Frames, not updates, mark progress, so the same
   `total_frames` gives the same schedule on 1 GPU and on 4 (where an update holds 4x the
   frames), and a run resumed on another number of GPUs continues the schedule where it was.
+- **Other coefficients** (the entropy weight) anneal linearly with the share of
+  `total_frames` trained (`anneal`).
 """
 
 from __future__ import annotations
@@ -37,3 +39,10 @@ def lr_factor(frames: int, total_frames: int, warmup_frames: int, frames_per_upd
     if frames < warmup_frames:
         return min(frames + frames_per_update, warmup_frames) / warmup_frames
     return 0.5 * (1.0 + math.cos(math.pi * progress(frames, total_frames, warmup_frames)))
+
+
+def anneal(start: float, final: float, progress: float) -> float:
+    """`start` at progress 0, `final` at 1 and after, linear in between (e.g. the entropy
+    weight, with progress the share of total_frames trained)."""
+    progress = min(max(progress, 0.0), 1.0)
+    return start + (final - start) * progress

@@ -1,5 +1,6 @@
 """The parts a trainer is built from, each from a TrainConfig: the training environments,
-the policy, the optimiser and the PPO settings (the Trainer owns and wires them)."""
+the optimiser and the PPO settings (the policy: models.build_policy); the Trainer owns and
+wires them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import torch
 from batchsim.env import BatchNavEnv, make_env_halves
 from batchsim.train.config import TrainConfig
 from batchsim.train.lamb import Lamb, lamb_groups
-from batchsim.train.models import Policy, input_channels
+from batchsim.train.models import Policy
 from batchsim.train.ppo import PPOSettings
 
 
@@ -36,18 +37,6 @@ def make_envs(config: TrainConfig, device: str | None, num_threads: int) -> tupl
     return (BatchNavEnv(dataset, config.num_envs, **options),)
 
 
-def make_policy(config: TrainConfig) -> Policy:
-    """The policy network the config describes (on the CPU)."""
-    return Policy(
-        config.encoder,
-        input_channels(config.sensors, config.depth_bins),
-        hidden=config.hidden_size,
-        layers=config.rnn_layers,
-        rnn=config.rnn,
-        cpca_steps=config.cpca_steps,
-    )
-
-
 def make_optimizer(config: TrainConfig, policy: Policy, lr: float) -> torch.optim.Optimizer:
     """LAMB with its plain-Adam group for the heads, biases and scalars, or Adam."""
     if config.optimizer == "lamb":
@@ -65,6 +54,8 @@ def ppo_settings(config: TrainConfig, device: torch.device) -> PPOSettings:
         max_grad_norm=config.max_grad_norm,
         normalize_advantage=config.normalize_advantage,
         cpca_coef=config.cpca_coef,
+        inverse_dynamics_coef=config.inverse_dynamics_coef,
+        temporal_distance_coef=config.temporal_distance_coef,
         max_depth=config.max_depth,
         depth_bins=config.depth_bins,
         autocast_dtype=autocast_dtype(config, device),

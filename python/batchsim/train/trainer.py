@@ -32,11 +32,11 @@ from batchsim.train.acting import Actor, act
 from batchsim.train.checkpoint import world_change_notice
 from batchsim.train.compiled import compile_encoders
 from batchsim.train.config import TrainConfig
-from batchsim.train.models import NO_ACTION
+from batchsim.train.models import NO_ACTION, build_policy
 from batchsim.train.overlap import ActingCopy, BackgroundUpdate, update_generator
 from batchsim.train.ppo import update
-from batchsim.train.schedule import lr_factor, scaled_lr
-from batchsim.train.setup import make_envs, make_optimizer, make_policy, ppo_settings
+from batchsim.train.schedule import anneal, lr_factor, scaled_lr
+from batchsim.train.setup import make_envs, make_optimizer, ppo_settings
 from batchsim.train.signals import announce
 from batchsim.train.storage import RolloutStorage
 
@@ -58,7 +58,7 @@ class Trainer:
         self.sim_threads = config.num_threads or cpus.default_threads().threads
         self.envs = make_envs(config, self._device(), self.sim_threads)
         self.device = self.envs[0].device
-        self.policy = make_policy(config).to(self.device)
+        self.policy = build_policy(config).to(self.device)
         if self.device.type == "cuda":  # NHWC convolutions: RESULTS.md, "the learner"
             self.policy.use_channels_last()
         self.trained_policy = distributed.wrap(self.policy, self.device)
@@ -110,8 +110,7 @@ class Trainer:
         self.acting_policy = self.acting.policy
         self.background = BackgroundUpdate(self.device)
         self.generator = update_generator(self.device, self.config.seed + self.rank)
-        if self.policy.cpca is not None:
-            self.policy.cpca.generator = self.generator
+        self.policy.set_update_generator(self.generator)
 
     def _device(self) -> str | None:
         """The training device: each rank's own GPU under several ranks, else the config's."""
@@ -272,6 +271,9 @@ class Trainer:
         )
         for group in self.optimizer.param_groups:
             group["lr"] = (self.lr if group.get("trust", True) else self.plain_lr) * factor
+        if config.entropy_coef_final is not None:  # by the frames so far (kept over resumes)
+            final, progress = config.entropy_coef_final, self.frames / config.total_frames
+            self.settings.entropy_coef = anneal(config.entropy_coef, final, progress)
         self.timing = {"inference_s": 0.0, "sim_wait_s": 0.0, "collect_s": 0.0}
         started = time.perf_counter()
         if config.overlap_update:
@@ -286,6 +288,7 @@ class Trainer:
         stats |= {
             "scene_loads": self.scene_loads,
             "lr": self.lr * factor,
+            "entropy_coef": self.settings.entropy_coef,
             "stop_fraction": self.stop_fraction,
             **self.timing,
             "frames_per_s": config.frames_per_update * rollouts / (finished - started),

@@ -1,0 +1,130 @@
+"""The recipe candidates' switches (issue 38): their defaults leave the policy and the update
+as they were, bad values are refused by name, the entropy schedule's values, and a
+checkpoint must have the heads a resumed run asks for."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from batchsim.errors import InvalidArgumentError  # noqa: E402
+from batchsim.train.checkpoint import check_compatible  # noqa: E402
+from batchsim.train.config import TrainConfig, make_config  # noqa: E402
+from batchsim.train.models import build_policy  # noqa: E402
+from batchsim.train.schedule import anneal  # noqa: E402
+from batchsim.train.trainer import Trainer  # noqa: E402
+from test_train_resume import tiny_config  # noqa: E402
+
+
+def test_the_defaults_build_the_policy_of_before():
+    """No new parameters or buffers unless asked for: checkpoints of earlier runs load."""
+    config = make_config("pointnav-depth", overrides=["hidden_size=32"])
+    names = set(build_policy(config).state_dict())
+    assert not any(
+        n.startswith(("value_norm.", "inverse_dynamics.", "temporal_distance.")) for n in names
+    )
+    assert config.entropy_coef_final is None and not config.value_normalization
+    assert config.inverse_dynamics_coef == 0.0 and config.temporal_distance_coef == 0.0
+    on = make_config(
+        "pointnav-depth",
+        overrides=[
+            "hidden_size=32",
+            "value_normalization=true",
+            "inverse_dynamics_coef=0.1",
+            "temporal_distance_coef=0.05",
+            "entropy_coef_final=0.001",
+        ],
+    )
+    assert on.value_normalization and on.entropy_coef_final == 0.001
+    added = set(build_policy(on).state_dict()) - names
+    assert {n.split(".")[0] for n in added} == {
+        "value_norm",
+        "inverse_dynamics",
+        "temporal_distance",
+    }
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        (
+            "inverse_dynamics_coef=-0.1",
+            r"inverse_dynamics_coef: expected a finite number >= 0 \(0: off\), got -0\.1",
+        ),
+        (
+            "temporal_distance_coef=nan",
+            r"temporal_distance_coef: expected a finite number >= 0 \(0: off\), got nan",
+        ),
+        ("value_norm_decay=1", r"value_norm_decay: expected a number in \(0, 1\), got 1\.0"),
+        ("value_norm_decay=0", r"value_norm_decay: expected a number in \(0, 1\), got 0\.0"),
+        (
+            "entropy_coef_final=-1",
+            r"entropy_coef_final: expected None or a finite number >= 0, got -1\.0",
+        ),
+        (
+            "entropy_coef_final=inf",
+            r"entropy_coef_final: expected None or a finite number >= 0, got inf",
+        ),
+    ],
+)
+def test_bad_values_are_refused_by_name(override, message):
+    with pytest.raises(ValueError, match=message):
+        make_config("demo", overrides=[override])
+
+
+def test_the_heads_need_pairs_of_steps():
+    with pytest.raises(ValueError, match=r"inverse_dynamics_coef: expected rollout_steps >= 2"):
+        make_config("demo", overrides=["rollout_steps=1", "inverse_dynamics_coef=0.1"])
+    assert make_config("demo", overrides=["rollout_steps=1"]).rollout_steps == 1  # off: fine
+
+
+def test_anneal_values():
+    assert anneal(0.01, 0.001, 0.0) == pytest.approx(0.01)
+    assert anneal(0.01, 0.001, 0.5) == pytest.approx(0.0055)
+    assert anneal(0.01, 0.001, 1.0) == pytest.approx(0.001)
+    assert anneal(0.01, 0.001, 1.7) == pytest.approx(0.001)  # past the end: the final value
+    assert anneal(0.01, 0.001, -0.2) == pytest.approx(0.01)
+    assert anneal(0.0, 0.02, 0.25) == pytest.approx(0.005)  # upward too
+
+
+@pytest.fixture(scope="module")
+def split(procgen_dataset):
+    root, _ = procgen_dataset
+    return root / "pointnav" / "train" / "train.json.gz"
+
+
+@pytest.mark.parametrize("final", [None, 0.0])
+def test_the_trainer_anneals_the_entropy_weight_over_the_frames(split, tmp_path, final):
+    """4 updates of 32 frames from entropy_coef 0.05: 0.05, 0.0375, 0.025, 0.0125 (each
+    update by the frames before it); None keeps 0.05 and the settings untouched."""
+    extra = {} if final is None else {"entropy_coef_final": final}
+    trainer = Trainer(tiny_config(split, tmp_path, total_frames=128, **extra))
+    weights = [trainer.train_step()["entropy_coef"] for _ in range(4)]
+    expected = [0.05] * 4 if final is None else [0.05, 0.0375, 0.025, 0.0125]
+    assert weights == pytest.approx(expected)
+    assert trainer.settings.entropy_coef == pytest.approx(expected[-1])
+    trainer.close()
+
+
+def test_a_checkpoint_must_have_the_heads_and_value_scale_the_run_asks_for():
+    saved = TrainConfig(inverse_dynamics_coef=0.1)
+    check_compatible(
+        saved, dataclasses.replace(saved, inverse_dynamics_coef=0.3)
+    )  # weights may change
+    wanted = dataclasses.replace(saved, inverse_dynamics_coef=0.0, temporal_distance_coef=0.2)
+    wanted.value_normalization = True
+    with pytest.raises(InvalidArgumentError) as error:
+        check_compatible(saved, wanted)
+    message = str(error.value)
+    assert "value_normalization: checkpoint has False, this run asks for True" in message
+    assert (
+        "inverse_dynamics_coef: checkpoint has 0.1 (a head), this run asks for 0.0 (no head)"
+        in message
+    )
+    assert (
+        "temporal_distance_coef: checkpoint has 0.0 (no head), this run asks for 0.2 (a head)"
+        in message
+    )
