@@ -44,10 +44,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 def _train(args: argparse.Namespace) -> int:
     from batchsim.train.config import make_config
+    from batchsim.train.elapsed import command_started
     from batchsim.train.run import train
 
     try:
         config = make_config(args.preset, args.config, args.overrides)
+        started_at = command_started()  # elapsed_s counts the start-up too
     except ValueError as error:
         print(f"batchsim train: error: {error}", file=sys.stderr)
         return 2
@@ -60,6 +62,7 @@ def _train(args: argparse.Namespace) -> int:
         time_limit_s=args.time_limit,
         second_signal="exit",
         check_scenes=not args.skip_scene_check,
+        started_at=started_at,
     )
     if trainer.rank == 0:
         _print_summary(trainer, config.log_dir)

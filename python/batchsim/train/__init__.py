@@ -12,9 +12,11 @@
     lamb         the LAMB optimizer
     schedule     the learning-rate recipe for large batches
     checkpoint   checkpoints written atomically; load_policy for eval and video
+    snapshots    policy-only snapshots during training, for held-out curves afterwards
+    elapsed      seconds since the command started (start-up included), over resumes
     distributed  several GPUs under torchrun (DDP, statistics across ranks)
     evaluate     every episode of a split once: agents, measures, 95% intervals
     video        episodes recorded as frames (batchsim.viz draws them)
-    curve        the learning curve of a run as a PNG
+    curve        learning curves as PNGs (logs, held-out snapshots); first_reaching
 
 Nothing is imported here, so `import batchsim.train.config` needs no torch."""

@@ -146,6 +146,11 @@ class TrainConfig:
     checkpoint_every: int = 100
     """Updates between checkpoints (0: only at the end). Each begins a new segment: every
     environment starts a fresh episode, so that resuming is exact."""
+    snapshot_every_s: float = 0.0
+    """Seconds of elapsed time (since the command started) between policy snapshots for
+    held-out curves, log_dir/snapshots/ (batchsim.train.snapshots; `batchsim eval
+    --snapshots` evaluates them afterwards, costing the run no training time); also one at
+    the start and at the end. 0: none."""
     extra: dict = field(default_factory=dict)
     """Free-form notes recorded with the run."""
 
@@ -198,6 +203,11 @@ class TrainConfig:
             raise ValueError(f"cpca_coef: expected > 0 with cpca_steps, got {self.cpca_coef}")
         if self.plain_lr is not None and not self.plain_lr > 0:
             raise ValueError(f"plain_lr: expected None or > 0, got {self.plain_lr}")
+        if not 0 <= self.snapshot_every_s < float("inf"):
+            raise ValueError(
+                f"snapshot_every_s: expected seconds >= 0 (0: no snapshots), "
+                f"got {self.snapshot_every_s}"
+            )
         if self.minibatches > self.num_envs:
             raise ValueError(
                 f"minibatches: expected at most num_envs ({self.num_envs}), got {self.minibatches}"
