@@ -16,7 +16,7 @@ import time
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from batchsim.train.config import make_config
+from batchsim.train.presets import make_config
 from batchsim.train.trainer import Trainer
 
 

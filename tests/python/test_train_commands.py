@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch")
 
 from batchsim.cli import main  # noqa: E402
 from batchsim.train.checkpoint import read_checkpoint  # noqa: E402
+from batchsim.train.snapshots import list_snapshots, read_counters  # noqa: E402
 
 TINY = [
     "num_envs=4",
@@ -90,7 +91,7 @@ def test_validation_during_training_and_the_learning_curve(run_dir):
     from batchsim.train.curve import plot_learning_curve
 
     rows = (run_dir / "val.csv").read_text().splitlines()
-    assert rows[0].startswith("update,frames,wall_s,success,spl") and len(rows) == 3
+    assert rows[0].startswith("update,frames,wall_s,elapsed_s,success,spl") and len(rows) == 3
     png = plot_learning_curve(run_dir, run_dir / "curve.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
 
@@ -191,6 +192,9 @@ def test_validation_on_real_buildings_adds_real_columns(splits, tmp_path):
         assert png.stat().st_size > 10_000
 
 
+SNAPSHOTS = ["snapshot_every_s=1e-6"]  # one at the start and after every update
+
+
 def test_torchrun_two_ranks_train_together(splits, tmp_path):
     train, _ = splits
     log_dir = tmp_path / "ddp"
@@ -199,7 +203,7 @@ def test_torchrun_two_ranks_train_together(splits, tmp_path):
         ["--nproc-per-node=2", "--master-port=29517"],
         [],
         [],
-        [f"dataset={train}", *TINY, "total_frames=128", f"log_dir={log_dir}"],
+        [f"dataset={train}", *TINY, "total_frames=128", f"log_dir={log_dir}", *SNAPSHOTS],
     )
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -209,3 +213,11 @@ def test_torchrun_two_ranks_train_together(splits, tmp_path):
     frames = [line.split(",")[1] for line in (log_dir / "metrics.csv").read_text().splitlines()]
     assert frames == ["frames", "64", "128"]
     assert not Path(log_dir / "metrics.csv.tmp").exists()
+    # rank 0 alone writes the snapshots, counting both ranks' frames
+    counters = [read_counters(p)[0] for p in list_snapshots(log_dir)]
+    assert [(c["updates"], c["frames"], c["world"]) for c in counters] == [
+        (0, 0, 2),
+        (1, 64, 2),
+        (2, 128, 2),
+    ]
+    assert 0 < counters[0]["elapsed_s"] < counters[1]["elapsed_s"] < counters[2]["elapsed_s"]

@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from batchsim.train import compiled
-from batchsim.train.config import make_config
 from batchsim.train.models import Policy
+from batchsim.train.presets import make_config
 
 
 def _policy() -> Policy:

@@ -63,8 +63,8 @@ def test_run_episodes_names_each_ended_episode_and_reads_other_fields(val, cpu_c
 
 
 def test_a_policy_agent_evaluates(val, cpu_context):
-    from batchsim.train.config import make_config
     from batchsim.train.models import Policy
+    from batchsim.train.presets import make_config
 
     config = make_config("demo", overrides=["hidden_size=16"])
     policy = Policy("simple_cnn", 1, hidden=16, layers=1, rnn="gru")
@@ -75,8 +75,8 @@ def test_a_policy_agent_evaluates(val, cpu_context):
 def test_the_eval_simulator_keeps_the_training_slots_and_needs_fewer_steps(three_scene_split):
     """Three scenes resident run their episodes side by side: every episode still once, in
     fewer simulator steps than one scene at a time."""
-    from batchsim.train.config import make_config
     from batchsim.train.evaluate import eval_simulator
+    from batchsim.train.presets import make_config
 
     episodes = len(load_pointnav(three_scene_split))
     steps = {}

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 
 from batchsim.train import cpus, launch  # noqa: E402
 from batchsim.train.checkpoint import read_checkpoint  # noqa: E402
-from batchsim.train.config import make_config  # noqa: E402
+from batchsim.train.presets import make_config  # noqa: E402
 from batchsim.train.schedule import lr_factor, scaled_lr  # noqa: E402
 
 TINY = [

@@ -12,8 +12,9 @@ torch = pytest.importorskip("torch")
 
 from batchsim.errors import InvalidArgumentError  # noqa: E402
 from batchsim.train.checkpoint import check_compatible  # noqa: E402
-from batchsim.train.config import TrainConfig, make_config  # noqa: E402
+from batchsim.train.config import TrainConfig  # noqa: E402
 from batchsim.train.models import build_policy  # noqa: E402
+from batchsim.train.presets import make_config  # noqa: E402
 from batchsim.train.schedule import anneal  # noqa: E402
 from batchsim.train.trainer import Trainer  # noqa: E402
 from test_train_resume import tiny_config  # noqa: E402

@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from batchsim.train.config import make_config  # noqa: E402
+from batchsim.train.presets import make_config  # noqa: E402
 from batchsim.train.trainer import Trainer  # noqa: E402
 
 

@@ -171,8 +171,8 @@ def write_demo_checkpoint(run, *overrides: str):
     import dataclasses
 
     from batchsim.train.checkpoint import write_checkpoint
-    from batchsim.train.config import make_config
     from batchsim.train.models import Policy
+    from batchsim.train.presets import make_config
 
     overrides = ["hidden_size=16", "max_episode_steps=4", "resolution=16", *overrides]
     config = make_config("demo", overrides=overrides)

@@ -23,7 +23,7 @@ import torch
 from batchsim._progress import progress
 from batchsim.bench import report
 from batchsim.train import launch
-from batchsim.train.config import make_config
+from batchsim.train.presets import make_config
 from batchsim.train.trainer import Trainer
 
 BREAKDOWN = ("frames_per_s", "collect_s", "inference_s", "sim_wait_s", "update_s")

@@ -1,6 +1,7 @@
 """The `batchsim` command line: main() builds one parser from a module per subcommand
 (eval, zero_shot, video, doctor, scene_import, import_dataset, procgen, check_dataset, train,
-bench), each with add_command() and a handler; _common holds what several share."""
+bench), each with add_command() and a handler; _common holds what several share, and
+eval_snapshots what `eval --snapshots` adds."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """`batchsim eval`: agents over every episode of a split once, reporting success, SPL,
 SoftSPL and distance_to_goal with 95% confidence intervals as a table and as JSON. Several
 agents (a trained policy, random, forward-only) run the same episodes, so their numbers
-compare directly."""
+compare directly. With --snapshots, every policy snapshot of a run instead: its held-out
+learning curve (batchsim.cli.eval_snapshots)."""
 
 from __future__ import annotations
 
@@ -73,14 +74,16 @@ def evaluate_splits(
     if "policy" in agents and policy is None:
         raise ValueError("--agents policy: needs --checkpoint (checkpoint.pt or run folder)")
     for split in [first, *splits[1:]]:  # every refusal before the first episode runs
-        _check_split(config, split, num_envs, check_scenes, progress)
+        check_split(config, split, num_envs, check_scenes, progress)
     return {
-        str(split): _evaluate_split(agents, policy, config, split, num_envs, device, seed, progress)
+        str(split): evaluate_split(agents, policy, config, split, num_envs, device, seed, progress)
         for split in [first, *splits[1:]]
     }
 
 
-def _check_split(config, split, num_envs, check_scenes: bool, progress: bool) -> None:
+def check_split(config, split, num_envs, check_scenes: bool, progress: bool) -> None:
+    """Refuses a split with fewer episodes than environments or (with `check_scenes`) a
+    scene the simulator could not load, before any episode runs."""
     from batchsim.datasets.scene_check import check_scenes as check_scene_files
     from batchsim.errors import InvalidArgumentError
 
@@ -96,7 +99,11 @@ def _check_split(config, split, num_envs, check_scenes: bool, progress: bool) ->
         check_scene_files(dataset, show_progress=progress)
 
 
-def _evaluate_split(agents, policy, config, split, num_envs, device, seed, progress) -> dict:
+def evaluate_split(
+    agents, policy, config, split, num_envs, device, seed, progress, title: str | None = None
+) -> dict:
+    """{agent: summarize()} of each agent on every episode of `split`, each from `seed`;
+    a progress bar each, titled `title` (default: the agent's name) and the split."""
     import torch
 
     from batchsim._progress import progress_bar
@@ -107,7 +114,7 @@ def _evaluate_split(agents, policy, config, split, num_envs, device, seed, progr
         sim = evaluate.eval_simulator(config, str(split), num_envs, device=device, seed=seed)
         bar = progress_bar(
             total=len(sim.episodes),
-            desc=f"{name} {split_label(split)}",
+            desc=f"{title or name} {split_label(split)}",
             unit="episode",
             disable=not progress,
             unit_scale=False,
@@ -149,9 +156,12 @@ def parse_agents(text: str) -> list[str]:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    agents = parse_agents(args.agents)
+    default = "policy,random,forward" if args.snapshots else "policy"
+    agents = parse_agents(args.agents or default)
     if args.envs < 1:
         raise ValueError(f"--envs: expected >= 1, got {args.envs}")
+    if args.snapshots:
+        return _evaluate_snapshots(args, agents)
     results = evaluate_splits(
         agents,
         args.checkpoint,
@@ -174,6 +184,30 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evaluate_snapshots(args: argparse.Namespace, agents: list[str]) -> int:
+    from batchsim.cli import eval_snapshots
+
+    if args.checkpoint or len(args.split or []) > 1:
+        raise ValueError("--snapshots: expected no --checkpoint and at most one --split")
+    curve = eval_snapshots.evaluate_snapshots(
+        args.snapshots,
+        (args.split or [None])[0],
+        agents,
+        args.envs,
+        args.device,
+        args.seed,
+        args.scenes_dir,
+        threshold=args.reach,
+        progress=not args.no_progress,
+        check_scenes=not args.skip_scene_check,
+    )
+    print(eval_snapshots.format_report(curve))
+    if args.json:
+        write_bytes_atomically(args.json, json.dumps(curve, indent=2).encode())
+        print(f"wrote {args.json}")
+    return 0
+
+
 def _eval(args: argparse.Namespace) -> int:
     return _common.report_errors("eval", _evaluate, args, (Error, OSError, ValueError))
 
@@ -186,14 +220,32 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "episodes, as a table and optionally JSON.",
     )
     _common.add_policy_arguments(cmd, several_splits=True)
-    cmd.add_argument("--agents", default="policy", help="comma-separated: policy, random, forward")
+    cmd.add_argument(
+        "--agents",
+        help="comma-separated: policy, random, forward (default: policy; with --snapshots "
+        "policy,random,forward, the baselines run once)",
+    )
+    cmd.add_argument(
+        "--snapshots",
+        metavar="RUN_DIR",
+        help="evaluate every policy snapshot of this run (train with snapshot_every_s > 0) on "
+        "the same episodes of one --split: a held-out learning curve",
+    )
+    cmd.add_argument(
+        "--reach",
+        type=float,
+        default=0.75,
+        metavar="VALUE",
+        help="with --snapshots: report the frames and minutes at which the mean SPL and "
+        "success first reach VALUE (default 0.75)",
+    )
     cmd.add_argument("--envs", type=int, default=32, help="environments stepped together")
     _common.add_scenes_dir(cmd)
     _common.add_device_and_seed(cmd)
     cmd.add_argument(
         "--json",
         help="also write the results here (atomically): {agent: summary} for one split, "
-        "{split: {agent: summary}} for several",
+        "{split: {agent: summary}} for several; with --snapshots the curve (docs/train.md)",
     )
     cmd.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     cmd.add_argument(

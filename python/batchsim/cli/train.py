@@ -14,7 +14,7 @@ import sys
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
-    from batchsim.train.config import PRESETS
+    from batchsim.train.presets import PRESETS
 
     cmd = commands.add_parser(
         "train",
@@ -53,12 +53,14 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 def _train(args: argparse.Namespace) -> int:
     from batchsim.train import distributed, launch
-    from batchsim.train.config import make_config
+    from batchsim.train.elapsed import command_started
+    from batchsim.train.presets import make_config
     from batchsim.train.run import train
 
     try:
         config = make_config(args.preset, args.config, overrides(args))
         processes = launch.processes_for(config.num_gpus, config.device)
+        started_at = command_started()  # the time limit and elapsed_s count the start-up
     except ValueError as error:
         print(f"batchsim train: error: {error}", file=sys.stderr)
         return 2
@@ -71,7 +73,7 @@ def _train(args: argparse.Namespace) -> int:
         time_limit_s=args.time_limit,
         second_signal="exit",
         check_scenes=not args.skip_scene_check,
-        started=launch.command_started(),
+        started_at=started_at,
     )
     if trainer.rank == 0:
         _print_summary(trainer, config.log_dir)

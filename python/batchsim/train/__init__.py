@@ -1,6 +1,10 @@
 """Large-batch PPO for PointNav on batchsim.Simulator (needs torch: the `train` extra).
 
-    config       TrainConfig, one docstring per field; presets and key=value overrides
+    config       TrainConfig, one docstring per field, and its checks
+    presets      named presets; make_config: preset, JSON file, key=value overrides
+    setup        the parts built from a config: environments, optimiser, PPO settings
+    launch       one process per GPU through torch.distributed.run; Slurm tasks as ranks
+    cpus         the simulation threads of a process: its cores, shared, less busy ones
     trainer      Trainer: rollouts from simulator halves, PPO updates, episode metrics
     run          train(): the loop behind `batchsim train` (progress, logs, checkpoints)
     models       policies: visual encoders, recurrent core, actor and critic heads
@@ -15,9 +19,11 @@
     lamb         the LAMB optimizer
     schedule     the learning-rate recipe for large batches; linear annealing
     checkpoint   checkpoints written atomically; load_policy for eval and video
-    distributed  several GPUs under torchrun (DDP, statistics across ranks)
+    snapshots    policy-only snapshots during training, for held-out curves afterwards
+    elapsed      seconds since the command started (start-up included), over resumes
+    distributed  several ranks (DDP, statistics across ranks)
     evaluate     every episode of a split once: agents, measures, 95% intervals
     video        episodes recorded as frames (batchsim.viz draws them)
-    curve        the learning curve of a run as a PNG
+    curve        learning curves as PNGs (logs, held-out snapshots); first_reaching
 
 Nothing is imported here, so `import batchsim.train.config` needs no torch."""

@@ -109,7 +109,11 @@ def _normalised(value):
 
 def load_policy(path: str | os.PathLike, device: str | torch.device = "cpu"):
     """(Policy with the checkpoint's weights on `device`, its TrainConfig)."""
-    state = read_checkpoint(path)
+    return policy_of(read_checkpoint(path), device)
+
+
+def policy_of(state: dict, device: str | torch.device = "cpu"):
+    """(Policy with the weights of a checkpoint's or snapshot's `state`, its TrainConfig)."""
     config = config_of(state)
     policy = build_policy(config)
     policy.load_state_dict(state["policy"])

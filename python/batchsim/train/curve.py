@@ -16,6 +16,13 @@ Any other columns of the runs' metrics.csv, a panel each, against the update:
 
     python -m batchsim.train.curve runs/a runs/b --columns stop_fraction entropy \
         --updates 300 --out early.png
+
+Held-out curves (`batchsim eval --snapshots ... --json`, one per run): success and SPL with
+their 95% CIs against frames and against minutes since the command started, the baselines,
+the threshold and where each run first reached it (first_reaching):
+
+    python -m batchsim.train.curve --heldout runs/1gpu/test.json runs/2gpu/test.json \
+        --labels "1 GPU" "2 GPUs" --out docs/images/heldout.png
 """
 
 from __future__ import annotations
@@ -173,9 +180,118 @@ def plot_columns(
     return _save(figure, plt, Path(out))
 
 
+def first_reaching(points: list[dict], measure: str, threshold: float) -> dict | None:
+    """Where the mean `measure` of a curve's points ({"frames", "elapsed_s", measure:
+    {"mean"}}, by frames) first reaches `threshold`: frames and elapsed_s (and minutes)
+    linearly interpolated between the last point below it and the first at or above it,
+    that one's own if the first point reaches it already; None if none does. A later dip
+    below the threshold does not undo it."""
+    previous = None
+    for point in sorted(points, key=lambda p: p["frames"]):
+        value = point[measure]["mean"]
+        if value >= threshold:
+            share = 1.0
+            if previous is not None:  # previous < threshold <= value: no division by 0
+                below = previous[measure]["mean"]
+                share = (threshold - below) / (value - below)
+            start = previous or point
+            frames, elapsed_s = (
+                start[key] + share * (point[key] - start[key]) for key in ("frames", "elapsed_s")
+            )
+            return {
+                "frames": frames,
+                "elapsed_s": elapsed_s,
+                "minutes": elapsed_s / 60,
+                "first_at_or_above": point.get("snapshot"),
+            }
+        previous = point
+    return None
+
+
+def _read_heldout(path) -> dict:
+    curve = json.loads(Path(path).read_text())
+    if not isinstance(curve, dict) or not curve.get("snapshots"):
+        raise ValueError(f"{path}: expected `batchsim eval --snapshots` JSON with snapshots")
+    return curve
+
+
+def plot_heldout(curves: list, labels: list[str], out: str | Path) -> Path:
+    """Held-out curves of several runs (their `batchsim eval --snapshots` JSON), a colour
+    per run: mean success and SPL with 95% CI bands against frames and against elapsed
+    minutes, the baselines as dashed levels, the threshold dotted, and a cross where each
+    run first reached it."""
+    if len(labels) != len(curves):
+        raise ValueError(f"labels: expected one per curve ({len(curves)}), got {len(labels)}")
+    data = [_read_heldout(path) for path in curves]
+    plt = _pyplot()
+    figure, axes = plt.subplots(2, 2, figsize=(11, 7), sharey="row")
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    axes_x = (("frames", "frames", 1.0), ("elapsed_s", "minutes since the command started", 1 / 60))
+    for row, measure in enumerate(("success", "spl")):
+        for col, (key, label, scale) in enumerate(axes_x):
+            ax = axes[row][col]
+            for index, (curve, name) in enumerate(zip(data, labels, strict=True)):
+                _draw_heldout(ax, curve, measure, key, scale, colours[index % len(colours)], name)
+            _draw_levels(ax, data, measure)
+            ax.set_xlabel(label)
+            ax.set_ylabel("SPL" if measure == "spl" else "success")
+            ax.set_xlim(left=0)  # from the command's start: start-up shows as a gap
+            ax.set_ylim(0, 1)
+            ax.grid(alpha=0.3)
+    axes[1][0].legend(loc="lower right", fontsize=7)
+    splits = sorted({Path(c["split"]).name for c in data})
+    figure.suptitle(f"held-out ({', '.join(splits)}): " + " vs ".join(labels))
+    return _save(figure, plt, Path(out))
+
+
+def _draw_heldout(ax, curve: dict, measure: str, key: str, scale: float, colour, name) -> None:
+    points = curve["snapshots"]
+    x = [p[key] * scale for p in points]
+    mean = [p[measure]["mean"] for p in points]
+    ci = [p[measure]["ci95"] for p in points]
+    ax.plot(x, mean, "o-", color=colour, markersize=3, label=name)
+    low, high = (
+        [m - c for m, c in zip(mean, ci, strict=True)],
+        [m + c for m, c in zip(mean, ci, strict=True)],
+    )
+    ax.fill_between(x, low, high, color=colour, alpha=0.2, linewidth=0)
+    reached = curve.get("reach", {}).get(measure)
+    if reached is not None:
+        ax.plot(reached[key] * scale, curve["threshold"], "x", color=colour, markersize=9, mew=2)
+
+
+def _draw_levels(ax, curves: list[dict], measure: str) -> None:
+    """Each distinct baseline level and threshold once (runs on one split share them)."""
+    drawn = set()
+    for curve in curves:
+        for agent, summary in curve.get("baselines", {}).items():
+            mean, ci = summary[measure]["mean"], summary[measure]["ci95"]
+            if (agent, mean) in drawn:
+                continue
+            drawn.add((agent, mean))
+            colour = BASELINE_STYLE.get(agent, "black")
+            ax.axhline(mean, color=colour, linestyle="--", linewidth=1, label=agent)
+            ax.axhspan(mean - ci, mean + ci, color=colour, alpha=0.12)
+        if ("threshold", curve["threshold"]) not in drawn:
+            drawn.add(("threshold", curve["threshold"]))
+            ax.axhline(
+                curve["threshold"],
+                color="black",
+                linestyle=":",
+                linewidth=1,
+                label=f"threshold {curve['threshold']}",
+            )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("log_dir", nargs="+", help="one run, or several to compare")
+    parser.add_argument("log_dir", nargs="*", help="one run, or several to compare")
+    parser.add_argument(
+        "--heldout",
+        nargs="+",
+        metavar="JSON",
+        help="`batchsim eval --snapshots` curves, one per run, instead of log folders",
+    )
     parser.add_argument(
         "--labels", nargs="+", help="names of the compared runs (default: their folders)"
     )
@@ -183,6 +299,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--columns", nargs="+", help="metrics.csv columns to plot per update")
     parser.add_argument("--updates", type=int, default=0, help="with --columns: the first N")
     args = parser.parse_args(argv)
+    if bool(args.heldout) == bool(args.log_dir):
+        parser.error("expected run folders or --heldout JSON files (one of the two)")
+    if args.heldout:
+        if args.out is None:
+            parser.error("--heldout needs --out")
+        labels = args.labels or [Path(c).parent.name for c in args.heldout]
+        print(f"wrote {plot_heldout(args.heldout, labels, args.out)}")
+        return 0
     labels = args.labels or [Path(d).name for d in args.log_dir]
     if args.columns:
         if args.out is None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import time
 
 from batchsim.train import cpus
 
@@ -25,28 +24,6 @@ from batchsim.train import cpus
 SHUTDOWN_TIMEOUT_S = 600
 # Set for the ranks this launcher starts, so that rank 0 words its resume advice for it.
 LAUNCHED_VARIABLE = "BATCHSIM_LAUNCHED"
-# ... and the launcher's own start (time.time()), when the command began for its ranks.
-STARTED_VARIABLE = "BATCHSIM_COMMAND_STARTED"
-_IMPORTED_AT = time.time()  # where /proc cannot say when this process started
-
-
-def command_started() -> float:
-    """time.time() at which this command began, start-up included: the launcher's start for
-    the ranks it started, else this process's start."""
-    if started_by_batchsim() and STARTED_VARIABLE in os.environ:
-        return float(os.environ[STARTED_VARIABLE])
-    return _process_started()
-
-
-def _process_started() -> float:
-    try:
-        with open("/proc/self/stat") as f:
-            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22: starttime
-        with open("/proc/stat") as f:
-            boot = next(int(line.split()[1]) for line in f if line.startswith("btime"))
-    except (OSError, ValueError, IndexError, StopIteration):
-        return _IMPORTED_AT
-    return boot + ticks / os.sysconf("SC_CLK_TCK")
 
 
 def under_launcher(environ=os.environ) -> bool:
@@ -135,7 +112,6 @@ def launch(command: list[str], processes: int, threads_per_rank: int) -> int:
     from torch.distributed.run import parse_args, run
 
     os.environ[LAUNCHED_VARIABLE] = "1"
-    os.environ[STARTED_VARIABLE] = repr(command_started())
     os.environ[cpus.THREADS_VARIABLE] = str(threads_per_rank)
     # torchrun would set 1 (and say so); each rank's torch may use its share of the cores.
     os.environ.setdefault("OMP_NUM_THREADS", str(threads_per_rank))

@@ -1,10 +1,13 @@
 """`batchsim train`: runs the Trainer for config.total_frames with a progress bar (frames/s,
 success, SPL). Rank 0 writes every update's statistics to <log_dir>/metrics.csv and to
-TensorBoard (charts/, losses/, perf/), validation results to <log_dir>/val.csv, and
-checkpoints to <log_dir>/checkpoint.pt (atomically; each at a segment start, so that
-`resume=True` continues exactly). SIGINT or SIGTERM stops it after the current update with
-a checkpoint (batchsim.train.signals). A resume first drops the log rows of updates after
-its checkpoint, so that a killed run's logs carry on without repeats."""
+TensorBoard (charts/, losses/, perf/), validation results to <log_dir>/val.csv, policy
+snapshots to <log_dir>/snapshots/ (batchsim.train.snapshots) and checkpoints to
+<log_dir>/checkpoint.pt (atomically; each at a segment start, so that `resume=True`
+continues exactly). Rows, checkpoints and snapshots carry elapsed_s, the seconds since the
+command started (batchsim.train.elapsed). SIGINT or SIGTERM stops it after the current
+update with a checkpoint (batchsim.train.signals). A resume first drops the log rows (and
+snapshots) of updates after its checkpoint, so that a killed run's logs carry on without
+repeats."""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from pathlib import Path
 from batchsim._files import remove_stale_temporaries, write_bytes_atomically
 from batchsim._progress import progress_bar
 from batchsim.datasets import scene_check
-from batchsim.train import distributed
+from batchsim.train import distributed, snapshots
 from batchsim.train.checkpoint import (
     CHECKPOINT,
     check_compatible,
@@ -29,6 +32,7 @@ from batchsim.train.checkpoint import (
     write_checkpoint,
 )
 from batchsim.train.config import TrainConfig
+from batchsim.train.elapsed import ElapsedClock, carried_over
 from batchsim.train.signals import StopOnSignals, announce
 from batchsim.train.trainer import Trainer
 
@@ -46,11 +50,17 @@ LOSSES = (
     "value_norm_std",
 )
 PERF = ("frames_per_s", "collect_s", "update_s", "inference_s", "sim_wait_s")
-COLUMNS = ("update", "frames", "wall_s", *CHARTS, *LOSSES, *PERF)
+COUNTERS = ("update", "frames", "wall_s", "elapsed_s")
+COLUMNS = (*COUNTERS, *CHARTS, *LOSSES, *PERF)
 
 
 def _append_row(path: Path, columns, row: dict) -> None:
+    """A row under the file's own header, if it has one (a run resumed from an older
+    version's logs keeps its columns), else under `columns`."""
     new = not path.exists()
+    if not new:
+        with path.open(newline="") as f:
+            columns = next(csv.reader(f), None) or columns
     with path.open("a", newline="") as f:
         writer = csv.DictWriter(f, columns, extrasaction="ignore")
         if new:
@@ -94,7 +104,7 @@ class RunLog:
         _append_row(self.log_dir / "val.csv", tuple(row), row)
         if self.writer is not None:
             for name, value in row.items():
-                if name not in ("update", "frames", "wall_s"):
+                if name not in COUNTERS:
                     self.writer.add_scalar(f"val/{name}", value, row["frames"])
 
     def close(self) -> None:
@@ -102,23 +112,33 @@ class RunLog:
             self.writer.close()
 
 
-def save(trainer: Trainer, path: Path) -> None:
+def save(trainer: Trainer, path: Path, elapsed_s: float) -> None:
     """A new segment starts, then rank 0 writes the checkpoint (every rank takes part)."""
     trainer.begin_segment()
     state = trainer.state_dict() | {"config": dataclasses.asdict(trainer.config)}
+    state["elapsed_s"] = elapsed_s
     if trainer.rank == 0:
         announce("checkpoint", trainer.updates)
         write_checkpoint(state, path)
         announce("checkpoint-written", trainer.updates)
 
 
-def _validate(trainer: Trainer, log: RunLog) -> None:
+def _counters(trainer: Trainer, elapsed: ElapsedClock) -> dict:
+    return {
+        "update": trainer.updates,
+        "frames": trainer.frames,
+        "wall_s": trainer.wall_s,
+        "elapsed_s": elapsed(),
+    }
+
+
+def _validate(trainer: Trainer, log: RunLog, elapsed: ElapsedClock) -> None:
     from batchsim.datasets.real_buildings import prepare_real_buildings
     from batchsim.train.evaluate import evaluate_policy
 
     config = dataclasses.replace(trainer.config, num_threads=trainer.sim_threads)
     summary = evaluate_policy(trainer.policy, config, config.val_dataset)
-    row = {"update": trainer.updates, "frames": trainer.frames, "wall_s": trainer.wall_s}
+    row = _counters(trainer, elapsed)
     for name, value in summary.items():
         row[name] = value["mean"]
     if config.real_buildings:
@@ -184,6 +204,7 @@ def _prepare_log_dir(log_dir: Path, checkpoint: dict | None) -> None:
     clears the logs, a resumed one drops what was logged after its checkpoint."""
     log_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(log_dir / CHECKPOINT)
+    snapshots.prepare_folder(log_dir, None if checkpoint is None else checkpoint["updates"])
     if checkpoint is None:
         _clear_logs(log_dir)
         return
@@ -199,27 +220,27 @@ def train(
     stop_on_signals: bool = True,
     second_signal: str = "previous",
     check_scenes: bool = True,
-    started: float | None = None,
+    started_at: float | None = None,
 ) -> Trainer:
     """Trains until total_frames, until (`time_limit_s`) the first update that ends past
-    that many seconds after `started` (a time.time(); None: this call; the command passes
-    its own start, start-up included), or (`stop_on_signals`, main thread only) until
+    that many seconds after `started_at`, or (`stop_on_signals`, main thread only) until
     the update during which SIGINT or SIGTERM arrived; each way the last checkpoint is
     written, so `resume=True` continues exactly, and `trainer.stop_signal` says which signal
     stopped it (None: none did). A second signal is not caught (batchsim.train.signals:
     `second_signal` "previous" or "exit"); the previous handlers are back on return. Before
     anything is built, a resumed checkpoint must fit the config (check_compatible) and, with
     `check_scenes`, every scene of the splits it will load must pass the loader's checks
-    (check_splits)."""
+    (check_splits). The time limit and elapsed_s count from `started_at` (Unix time;
+    `batchsim train`: the command's start, start-up included,
+    batchsim.train.elapsed.command_started), or from this call."""
+    started_at = time.time() if started_at is None else started_at
     with StopOnSignals(stop_on_signals, second_signal) as stop:
-        started = time.time() if started is None else started
-        return _train(config, show_progress, resume, (started, time_limit_s), stop, check_scenes)
+        return _train(config, show_progress, resume, time_limit_s, stop, check_scenes, started_at)
 
 
 def _train(
-    config, show_progress, resume, time_limit, stop: StopOnSignals, check_scenes: bool
+    config, show_progress, resume, time_limit_s, stop: StopOnSignals, check_scenes, started_at
 ) -> Trainer:
-    started, time_limit_s = time_limit
     log_dir = Path(config.log_dir)
     path = log_dir / CHECKPOINT
     checkpoint = distributed.from_rank_zero(
@@ -227,12 +248,15 @@ def _train(
     )
     if checkpoint is not None:
         check_compatible(config_of(checkpoint), config, f"checkpoint {path}")
+    elapsed = ElapsedClock(started_at, carried_over(checkpoint))
     if check_scenes:
         check_splits(config, show_progress)
     trainer = Trainer(config, checkpoint)
     main_rank = trainer.rank == 0
     if main_rank:
         _prepare_log_dir(log_dir, checkpoint)
+    snapshot = snapshots.Snapshots(config, elapsed, enabled=main_rank)
+    snapshot.start(trainer)
     resumed_frames = None if checkpoint is None else checkpoint["frames"]
     log = RunLog(log_dir, enabled=main_rank, resumed_frames=resumed_frames)
     bar = progress_bar(
@@ -245,24 +269,24 @@ def _train(
     saved_at = None if checkpoint is None else trainer.updates
     while trainer.updates < trainer.total_updates and _agreed_signal(stop) is None:
         stats = trainer.train_step()
-        log.update(
-            {"update": trainer.updates, "frames": trainer.frames, "wall_s": trainer.wall_s} | stats
-        )
+        log.update(_counters(trainer, elapsed) | stats)
         bar.update(config.frames_per_update * trainer.world)
         shown = {"fps": f"{stats['frames_per_s']:,.0f}"}
         if "success" in stats:
             shown |= {"success": f"{stats['success']:.2f}", "spl": f"{stats['spl']:.2f}"}
         bar.set_postfix(shown)
         if config.eval_every and trainer.updates % config.eval_every == 0 and main_rank:
-            _validate(trainer, log)
+            _validate(trainer, log, elapsed)
         if config.checkpoint_every and trainer.updates % config.checkpoint_every == 0:
-            save(trainer, path)
+            save(trainer, path, elapsed())
             saved_at = trainer.updates
-        if time_limit_s is not None and _agreed_time_up(started, time_limit_s):
+        snapshot.due(trainer)
+        if time_limit_s is not None and _agreed_time_up(started_at, time_limit_s):
             break
     bar.close()
     if saved_at != trainer.updates:
-        save(trainer, path)
+        save(trainer, path, elapsed())
+    snapshot.final(trainer)
     trainer.stop_signal = _agreed_signal(stop)  # also one that came during the last update
     if trainer.stop_signal is not None and main_rank:
         _say_stopped(trainer.stop_signal, trainer, path)

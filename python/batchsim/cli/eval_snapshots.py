@@ -1,0 +1,110 @@
+"""`batchsim eval --snapshots RUN_DIR`: a run's held-out learning curve. Every policy snapshot
+the run wrote (batchsim.train.snapshots) plays the same episodes of one split from the same
+seed, the baselines (random, forward) play them once, and the frames and elapsed minutes at
+which the policy's mean SPL and success first reach a threshold are interpolated between
+consecutive snapshots (batchsim.train.curve.first_reaching)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+
+from batchsim.cli import _common
+from batchsim.cli.eval import check_split, evaluate_split, format_table
+from batchsim.errors import InvalidArgumentError
+
+REACHED = ("spl", "success")
+
+
+def check_threshold(threshold: float) -> float:
+    if not (math.isfinite(threshold) and 0 <= threshold <= 1):
+        raise InvalidArgumentError(f"--reach: expected a value in [0, 1], got {threshold}")
+    return threshold
+
+
+def evaluate_snapshots(
+    run_dir,
+    split,
+    agents: list[str],
+    num_envs: int,
+    device=None,
+    seed: int = 0,
+    scenes_dir=None,
+    *,
+    threshold: float = 0.75,
+    progress: bool = False,
+    check_scenes: bool = True,
+    log: Callable[[str], None] = print,
+) -> dict:
+    """The curve of `run_dir`'s snapshots on `split` (None: the run's val_dataset): each
+    snapshot's counters and summarize() of its policy, the other `agents` once as
+    baselines, and where SPL and success first reach `threshold`. `log` gets a line per
+    snapshot as it finishes."""
+    from batchsim.train import snapshots
+    from batchsim.train.checkpoint import check_compatible, policy_of
+    from batchsim.train.curve import first_reaching
+
+    check_threshold(threshold)
+    paths = snapshots.list_snapshots(run_dir)
+    if not paths:
+        raise FileNotFoundError(
+            f"--snapshots: expected snapshot-*.pt files in {run_dir}/{snapshots.FOLDER} "
+            "(train with snapshot_every_s > 0), found none"
+        )
+    _, first = snapshots.read_counters(paths[0])
+    config = _with_scenes_dir(policy_of(first)[1], scenes_dir)
+    _, _, split = _common.load_policy_and_split(None, split or config.val_dataset)
+    check_split(config, split, num_envs, check_scenes, progress)
+    baselines = [a for a in agents if a != "policy"]
+    points = []
+    for index, path in enumerate(paths):
+        counters, state = snapshots.read_counters(path)
+        policy, snapshot_config = policy_of(state)
+        check_compatible(snapshot_config, config, f"snapshot {path}")
+        snapshot_config = _with_scenes_dir(snapshot_config, scenes_dir)
+        title = f"snapshot {index + 1}/{len(paths)} ({counters['frames']:,} frames)"
+        summary = evaluate_split(
+            ["policy"], policy, snapshot_config, split, num_envs, device, seed, progress, title
+        )["policy"]
+        points.append({"snapshot": path.name, **counters, **summary})
+        log(format_point(points[-1]))
+    results = evaluate_split(baselines, None, config, split, num_envs, device, seed, progress)
+    return {
+        "run": str(run_dir),
+        "split": str(split),
+        "seed": seed,
+        "threshold": threshold,
+        "snapshots": points,
+        "baselines": results,
+        "reach": {m: first_reaching(points, m, threshold) for m in REACHED},
+    }
+
+
+def _with_scenes_dir(config, scenes_dir):
+    return config if scenes_dir is None else dataclasses.replace(config, scenes_dir=scenes_dir)
+
+
+def format_point(point: dict) -> str:
+    """One snapshot: its counters, then success and SPL as mean ± 95% CI half-width."""
+    minutes = point["elapsed_s"] / 60
+    measures = "  ".join(
+        f"{name} {point[key]['mean']:.3f} ± {point[key]['ci95']:.3f}"
+        for key, name in (("success", "success"), ("spl", "SPL"))
+    )
+    return f"{point['snapshot']}  {point['frames']:>13,} frames  {minutes:>7.2f} min  {measures}"
+
+
+def format_report(curve: dict) -> str:
+    """The baselines' table and, per measure, where it first reached the threshold."""
+    lines = [format_table(curve["baselines"])] if curve["baselines"] else []
+    for measure, reached in curve["reach"].items():
+        name = "SPL" if measure == "spl" else measure
+        if reached is None:
+            lines.append(f"{name} never reached {curve['threshold']}")
+        else:
+            lines.append(
+                f"{name} first reached {curve['threshold']} at {reached['frames']:,.0f} frames,"
+                f" {reached['minutes']:.2f} min elapsed"
+            )
+    return "\n".join(lines)
