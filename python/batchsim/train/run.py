@@ -32,7 +32,7 @@ from batchsim.train.config import TrainConfig
 from batchsim.train.signals import StopOnSignals, announce
 from batchsim.train.trainer import Trainer
 
-CHARTS = ("success", "spl", "episodes", "stop_fraction", "lr", "scene_loads")
+CHARTS = ("success", "spl", "episodes", "stop_fraction", "lr", "scene_loads", "curriculum_m")
 LOSSES = ("policy_loss", "value_loss", "entropy", "clip_fraction", "approx_kl", "cpca_loss")
 PERF = ("frames_per_s", "collect_s", "update_s", "inference_s", "sim_wait_s")
 COLUMNS = ("update", "frames", "wall_s", *CHARTS, *LOSSES, *PERF)
