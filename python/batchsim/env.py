@@ -269,6 +269,17 @@ class BatchNavEnv(gym.vector.VectorEnv):
             )
         return mask
 
+    @property
+    def max_episode_geodesic(self) -> float:
+        """Training's limit on the geodesic distance of new episodes (m); inf: none."""
+        return self.sim.max_episode_geodesic
+
+    def set_max_episode_geodesic(self, metres: float) -> None:
+        """New episodes (training) of at most ``metres`` geodesic, from the next episode start
+        on (Simulator.set_max_episode_geodesic; ``math.inf`` lifts the limit): a curriculum."""
+        self._require_open()
+        self.sim.set_max_episode_geodesic(metres)
+
     def render(self):
         """A mosaic of every environment's current view (RGB, else shaded depth) as an
         [H, W, 3] uint8 array."""

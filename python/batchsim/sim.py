@@ -13,6 +13,7 @@ position, rotation, pointgoal and the indices already describe the new one.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import os
 from typing import Any
 
@@ -21,6 +22,7 @@ import numpy as np
 from batchsim import _core
 from batchsim.actions import check_actions
 from batchsim.datasets import EpisodeTable, PointNavDataset, episode_table
+from batchsim.errors import InvalidArgumentError
 from batchsim.options import SimConfig, TaskConfig, sim_config
 
 
@@ -84,6 +86,17 @@ for _field in dataclasses.fields(SimOutputs):
         _field.name,
         property(lambda self, name=_field.name: getattr(self.outputs, name)),
     )
+
+
+def geodesic_limit(metres) -> float:
+    """``metres`` as a float for set_max_episode_geodesic (which checks its value), or
+    InvalidArgumentError naming what was given."""
+    if isinstance(metres, bool) or not isinstance(metres, numbers.Real):
+        raise InvalidArgumentError(
+            f"max_episode_geodesic: expected metres (a number; math.inf: no limit), "
+            f"got {type(metres).__name__}"
+        )
+    return float(metres)
 
 
 class BatchSim(SimOutputFields):
@@ -168,6 +181,19 @@ class BatchSim(SimOutputFields):
     def finished(self) -> bool:
         """Evaluation: every episode has run and every environment has parked."""
         return self._core.finished
+
+    @property
+    def max_episode_geodesic(self) -> float:
+        """Training's limit on the geodesic distance of new episodes (m); inf: none."""
+        return self._core.max_episode_geodesic
+
+    def set_max_episode_geodesic(self, metres: float) -> None:
+        """Training draws each new episode among its scene's episodes of at most ``metres``
+        geodesic distance (info.geodesic_distance; a scene with none that short gives its
+        shortest); ``math.inf``, the default, lifts the limit. It holds from the next episode
+        start on, across resets; evaluation ignores it. InvalidArgumentError for NaN, a
+        negative value, or a limit on episodes without info.geodesic_distance."""
+        self._core.set_max_episode_geodesic(geodesic_limit(metres))
 
     def reset(self, seed: int | None = None) -> None:
         """Starts an episode in every environment; a seed reseeds them first."""

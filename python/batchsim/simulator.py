@@ -165,6 +165,21 @@ class Simulator(SimOutputFields):
     def stats(self) -> dict[str, Any]:
         return self.sim.stats()
 
+    @property
+    def max_episode_geodesic(self) -> float:
+        """Training's limit on the geodesic distance of new episodes (m); inf: none."""
+        return self.sim.max_episode_geodesic
+
+    def set_max_episode_geodesic(self, metres: float) -> None:
+        """BatchSim.set_max_episode_geodesic: training's new episodes of at most ``metres``
+        geodesic; ``math.inf`` lifts the limit. Not while an asynchronous step runs."""
+        if self._core.stepping:  # the step's thread draws episodes under the limit
+            raise InvalidArgumentError(
+                "set_max_episode_geodesic() while an asynchronous step is running: "
+                "call step_wait() first"
+            )
+        self.sim.set_max_episode_geodesic(metres)
+
     # ---- observations ----
 
     @property

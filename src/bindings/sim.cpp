@@ -1,6 +1,8 @@
 // batchsim._core.BatchSim and EpisodeSet. BatchSim(config, episodes); the GIL is released
 // around reset and step. Its arrays are numpy views of the core's persistent buffers (made
 // once; they keep the simulator alive).
+#include <optional>
+
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -23,7 +25,8 @@ using Sim = sim::BatchSim;
 // NOLINTBEGIN(bugprone-easily-swappable-parameters)
 sim::EpisodeSet make_episode_set(std::vector<std::filesystem::path> scene_paths,
                                  const IntArray& scene, const FloatArray& start_position,
-                                 const FloatArray& start_rotation, const FloatArray& goal) {
+                                 const FloatArray& start_rotation, const FloatArray& goal,
+                                 const std::optional<FloatArray>& geodesic) {
     // NOLINTEND(bugprone-easily-swappable-parameters)
     BATCHSIM_CHECK(scene.ndim() == 1, InvalidArgument,
                    str("episode_scene: expected int32 [M], got ", shape_of(scene)));
@@ -33,6 +36,12 @@ sim::EpisodeSet make_episode_set(std::vector<std::filesystem::path> scene_paths,
     e.start_position = rows<3>(start_position, m, "start_position");
     e.start_rotation = rows<4>(start_rotation, m, "start_rotation");
     e.goal = rows<3>(goal, m, "goal");
+    if (geodesic) {
+        BATCHSIM_CHECK(geodesic->ndim() == 1 && std::size_t(geodesic->shape(0)) == m,
+                       InvalidArgument,
+                       str("geodesic: expected float32 [", m, "], got ", shape_of(*geodesic)));
+        e.geodesic.assign(geodesic->data(), geodesic->data() + m);
+    }
     e.scene_paths = std::move(scene_paths);
     return e;
 }
@@ -44,10 +53,11 @@ std::unique_ptr<Sim> make_sim(const sim::SimConfig& config, sim::EpisodeSet epis
 
 void bind_episode_set(py::module_& m) {
     py::class_<sim::EpisodeSet>(m, "EpisodeSet",
-                                "Episodes as columns: scene index, start pose and goal of each.")
+                                "Episodes as columns: scene index, start pose and goal of each, "
+                                "and optionally its geodesic metres (NaN where unknown).")
         .def(py::init(&make_episode_set), py::kw_only(), py::arg("scene_paths"),
              py::arg("episode_scene"), py::arg("start_position"), py::arg("start_rotation"),
-             py::arg("goal"))
+             py::arg("goal"), py::arg("geodesic") = py::none())
         .def("__len__", [](const sim::EpisodeSet& e) { return e.scene.size(); })
         .def_property_readonly("scene_paths",
                                [](const sim::EpisodeSet& e) { return e.scene_paths; });
@@ -69,6 +79,8 @@ void bind_sim(py::module_& m) {
         .def_property_readonly("slot_count", &Sim::slot_count)
         .def_property_readonly("config", &Sim::config)
         .def_property_readonly("finished", &Sim::finished)
+        .def_property_readonly("max_episode_geodesic", &Sim::max_episode_geodesic)
+        .def("set_max_episode_geodesic", &Sim::set_max_episode_geodesic, py::arg("metres"))
         .def("reset", &Sim::reset, py::arg("seed") = py::none(),
              py::call_guard<py::gil_scoped_release>())
         .def(

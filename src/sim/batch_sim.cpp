@@ -1,6 +1,7 @@
 #include "sim/batch_sim.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "core/check.hpp"
@@ -68,6 +69,7 @@ struct BatchSim::Impl {
     std::unique_ptr<SceneSlots> slots;
     std::uint64_t step_count = 0;
     std::uint64_t episodes_started = 0;
+    float max_geodesic = kNoGeodesicLimit;
 
     Impl(const SimConfig& c, EpisodeSet e)
         : config(c),
@@ -155,7 +157,7 @@ void BatchSim::Impl::assign_episodes(EnvRange envs) {
         const bool report = begin_now[i] == kFresh;
         begin_now[i] = kNo;
         EpisodeChoice choice;
-        const bool got = slots->next_episode(i, step_count, state.rng[i], choice);
+        const bool got = slots->next_episode(i, step_count, state.rng[i], choice, max_geodesic);
         state.active[i] = got ? 1 : 0;
         if (!got) continue;
         state.scene[i] = choice.scene;
@@ -239,6 +241,16 @@ void BatchSim::reset_envs(std::span<const std::uint8_t> mask) {
     s.assign_episodes(s.all());
     s.begin_episodes();
     s.drop_queries(s.slots->collect());
+}
+
+void BatchSim::set_max_episode_geodesic(float metres) {
+    check_geodesic_limit(impl_->episodes, metres);
+    if (!std::isinf(metres)) sort_by_geodesic(impl_->episodes);
+    impl_->max_geodesic = metres;
+}
+
+float BatchSim::max_episode_geodesic() const {
+    return impl_->max_geodesic;
 }
 
 std::span<std::int32_t> BatchSim::actions() {

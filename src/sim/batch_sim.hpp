@@ -50,6 +50,14 @@ public:
     // Starts a new episode in each environment whose mask byte is nonzero (mask: [N]).
     void reset_envs(std::span<const std::uint8_t> mask);
 
+    // Training draws each new episode among its scene's episodes of geodesic <= `metres`
+    // (eligible_episodes: the scene's shortest where none is); inf, the default: no limit,
+    // the draws of a sim without one. From the next episode start on, across reset() too;
+    // call it between steps. Evaluation ignores it. Throws Error(InvalidArgument) for NaN
+    // or a negative limit, or a finite one where an episode's geodesic is missing.
+    void set_max_episode_geodesic(float metres);
+    [[nodiscard]] float max_episode_geodesic() const;
+
     // The actions step() applies, [N] int32 in 0..3 (Action); written in place by callers.
     [[nodiscard]] std::span<std::int32_t> actions();
     // Copies N actions of any integer width, widened to int64 (a device tensor's values that

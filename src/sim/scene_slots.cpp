@@ -83,7 +83,8 @@ struct SceneSlots::Impl {
     void leave(std::size_t env);
     void poll_loads();
 
-    bool next_training_episode(std::size_t env, std::uint64_t step, Rng& rng, EpisodeChoice& out);
+    bool next_training_episode(std::size_t env, std::uint64_t step, Rng& rng, EpisodeChoice& out,
+                               float max_geodesic);
     bool next_eval_episode(std::size_t env, EpisodeChoice& out);
     bool claim_eval_scene(std::size_t k);
     void collect_training(std::size_t k, std::vector<std::shared_ptr<const ResidentScene>>& freed);
@@ -153,7 +154,7 @@ void SceneSlots::Impl::poll_loads() {
 }
 
 bool SceneSlots::Impl::next_training_episode(std::size_t env, std::uint64_t step, Rng& rng,
-                                             EpisodeChoice& out) {
+                                             EpisodeChoice& out, float max_geodesic) {
     const std::size_t k = env % slots.size();
     const Slot& slot = slots[k];
     const std::int64_t current = env_generation[env];
@@ -166,7 +167,7 @@ bool SceneSlots::Impl::next_training_episode(std::size_t env, std::uint64_t step
     }
     const std::int64_t generation = env_generation[env];
     const Place& p = place(k, generation);
-    const auto& list = episodes_of(p);
+    const auto list = eligible_episodes(episodes, p.scene, max_geodesic);
     out = {list[pick(rng, list.size())], p.scene, place_index(k, generation)};
     return true;
 }
@@ -266,8 +267,9 @@ const ResidentScene* SceneSlots::resident(int r) const {
     return impl_->places[static_cast<std::size_t>(r)].loaded.get();
 }
 
-bool SceneSlots::next_episode(std::size_t env, std::uint64_t step, Rng& rng, EpisodeChoice& out) {
-    return impl_->training() ? impl_->next_training_episode(env, step, rng, out)
+bool SceneSlots::next_episode(std::size_t env, std::uint64_t step, Rng& rng, EpisodeChoice& out,
+                              float max_geodesic) {
+    return impl_->training() ? impl_->next_training_episode(env, step, rng, out, max_geodesic)
                              : impl_->next_eval_episode(env, out);
 }
 

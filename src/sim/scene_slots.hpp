@@ -57,8 +57,11 @@ public:
 
     // The next episode of environment `env` at simulation step `step`, moving it to its
     // slot's next scene when due (waiting for the load if needed); its randomness comes from
-    // `rng`. Returns false when evaluation has nothing left for it: it parks, holding no scene.
-    bool next_episode(std::size_t env, std::uint64_t step, Rng& rng, EpisodeChoice& out);
+    // `rng`. Training draws one of eligible_episodes(max_geodesic, checked) uniformly, with
+    // one draw of `rng` whatever the limit; evaluation ignores the limit. Returns false when
+    // evaluation has nothing left for it: it parks, holding no scene.
+    bool next_episode(std::size_t env, std::uint64_t step, Rng& rng, EpisodeChoice& out,
+                      float max_geodesic = kNoGeodesicLimit);
 
     // Frees scenes that no environment uses any more and queues the loads slots need next.
     // Returns the freed scenes, so that per-thread queries on them can be dropped.

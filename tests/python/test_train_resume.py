@@ -72,8 +72,9 @@ RECIPE = {
         {"cpca_steps": 3, "overlap_update": True, "total_frames": 96},
         RECIPE,
         RECIPE | {"overlap_update": True, "total_frames": 96},
+        {"curriculum_start_m": 3.0, "curriculum_frames": 200},
     ],
-    ids=["ppo", "ppo+cpca", "overlapped", "recipe", "recipe-overlapped"],
+    ids=["ppo", "ppo+cpca", "overlapped", "recipe", "recipe-overlapped", "curriculum"],
 )
 def test_resume_reproduces_the_next_update_exactly(split, tmp_path, extra):
     config = tiny_config(split, tmp_path / "run", **extra)
@@ -86,9 +87,10 @@ def test_resume_reproduces_the_next_update_exactly(split, tmp_path, extra):
     resumed = Trainer(config, read_checkpoint(saved))
     got, got_weights, got_storage = _next_update(resumed)
     assert got == expected
-    assert ("cpca_loss" in got) == bool(extra)
+    assert ("cpca_loss" in got) == ("cpca_steps" in extra)
     recipe = extra.get("value_normalization", False)
     assert {"id_loss", "td_loss", "value_norm_mean"} <= set(got) if recipe else "id_loss" not in got
+    assert ("curriculum_m" in got) == ("curriculum_start_m" in extra)
     assert all(torch.equal(a, b) for a, b in zip(got_weights, expected_weights, strict=True))
     assert torch.equal(got_storage.actions, expected_storage.actions)
     assert torch.equal(got_storage.obs["depth"], expected_storage.obs["depth"])

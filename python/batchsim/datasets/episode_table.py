@@ -25,7 +25,8 @@ class EpisodeTable:
     """The packed scene (or bare .navmesh) of each scene id."""
 
     def episode_set(self) -> _core.EpisodeSet:
-        """The C++ EpisodeSet: scene index, start position and rotation, goal of each episode."""
+        """The C++ EpisodeSet: scene index, start position and rotation, goal and geodesic
+        distance of each episode."""
         index = {scene: i for i, scene in enumerate(self.scene_ids)}
         episodes = self.episodes
         return _core.EpisodeSet(
@@ -34,6 +35,14 @@ class EpisodeTable:
             start_position=np.array([e.start_position for e in episodes], np.float32),
             start_rotation=np.array([e.start_rotation for e in episodes], np.float32),
             goal=np.array([e.goal_position for e in episodes], np.float32),
+            geodesic=self.geodesic_distances(),
+        )
+
+    def geodesic_distances(self) -> np.ndarray:
+        """[M] float32: each episode's info.geodesic_distance (m), NaN where it has none."""
+        return np.array(
+            [np.nan if e.geodesic_distance is None else e.geodesic_distance for e in self.episodes],
+            np.float32,
         )
 
 

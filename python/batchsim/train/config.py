@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from batchsim.train.curriculum import check_curriculum
+
 
 @dataclass
 class TrainConfig:
@@ -31,6 +33,12 @@ class TrainConfig:
     """"cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU)."""
     max_episode_steps: int = 500
     """Steps before an episode is truncated (Habitat: 500)."""
+    curriculum_start_m: float | None = None
+    """Curriculum over geodesic distance: train first on episodes of at most this many metres,
+    where successes by chance come early, a limit that grows geometrically to the split's
+    longest over curriculum_frames (batchsim.train.curriculum). None or 0: off."""
+    curriculum_frames: int = 20_000_000
+    """Frames of all ranks over which the curriculum's limit grows; then it is lifted."""
     scenes_resident: int = 4
     """Scenes in memory at once (K) per simulator (each pipelined half has its own)."""
     steps_per_scene: int = 2000
@@ -222,6 +230,7 @@ class TrainConfig:
             )
         self.training_task()  # each checks its own randomisation fields
         self.sensor_noise()
+        check_curriculum(self.curriculum_start_m, self.curriculum_frames)
         if self.cpca_steps < 0 or self.cpca_steps >= self.rollout_steps:
             raise ValueError(
                 f"cpca_steps: expected 0 (off) up to rollout_steps - 1 "

@@ -36,7 +36,16 @@ from batchsim.train.elapsed import ElapsedClock, carried_over
 from batchsim.train.signals import StopOnSignals, announce
 from batchsim.train.trainer import Trainer
 
-CHARTS = ("success", "spl", "episodes", "stop_fraction", "lr", "entropy_coef", "scene_loads")
+CHARTS = (
+    "success",
+    "spl",
+    "episodes",
+    "stop_fraction",
+    "lr",
+    "entropy_coef",
+    "scene_loads",
+    "curriculum_m",
+)
 LOSSES = (
     "policy_loss",
     "value_loss",

@@ -5,9 +5,13 @@ rows T (observations, values) seed the next rollout and bootstrap the returns.""
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from batchsim.train.models import NO_ACTION
+
+# The torch dtype of each observation's numpy dtype (the env's observation space).
+TORCH_DTYPES = {np.dtype(np.float32): torch.float32, np.dtype(np.uint8): torch.uint8}
 
 
 class RolloutStorage:

@@ -32,13 +32,14 @@ from batchsim.train.acting import Actor, act
 from batchsim.train.checkpoint import world_change_notice
 from batchsim.train.compiled import compile_encoders
 from batchsim.train.config import TrainConfig
+from batchsim.train.curriculum import make_curriculum
 from batchsim.train.models import NO_ACTION, build_policy
 from batchsim.train.overlap import ActingCopy, BackgroundUpdate, update_generator
 from batchsim.train.ppo import update
 from batchsim.train.schedule import anneal, lr_factor, scaled_lr
 from batchsim.train.setup import make_envs, make_optimizer, ppo_settings
 from batchsim.train.signals import announce
-from batchsim.train.storage import RolloutStorage
+from batchsim.train.storage import TORCH_DTYPES, RolloutStorage
 
 
 def _half_slices(num_envs: int, pipeline: bool) -> list[slice]:
@@ -87,6 +88,7 @@ class Trainer:
         self.stop_signal: int | None = None  # set by batchsim.train.run.train
         if checkpoint is not None:
             self.load_state(checkpoint)
+        self.curriculum = make_curriculum(config, self.envs, self.frames)
         self.begin_segment()
 
     @property
@@ -121,7 +123,7 @@ class Trainer:
 
     def _make_storage(self) -> RolloutStorage:
         space = self.envs[0].single_observation_space
-        shapes = {k: (space[k].shape, _TORCH_DTYPES[space[k].dtype]) for k in space}
+        shapes = {k: (space[k].shape, TORCH_DTYPES[space[k].dtype]) for k in space}
         state_shape = (self.policy.state_layers, self.config.num_envs, self.config.hidden_size)
         return RolloutStorage(
             self.config.rollout_steps, self.config.num_envs, shapes, state_shape, self.device
@@ -292,6 +294,7 @@ class Trainer:
             "stop_fraction": self.stop_fraction,
             **self.timing,
             "frames_per_s": config.frames_per_update * rollouts / (finished - started),
+            **self.curriculum.advance(self.frames),  # logs this rollout's limit, sets the next
         }
         return distributed.aggregate(stats, self.episode_metrics(), self.device)
 
@@ -367,6 +370,3 @@ class Trainer:
             self.background.close()
         for env in self.envs:
             env.close()
-
-
-_TORCH_DTYPES = {np.dtype(np.float32): torch.float32, np.dtype(np.uint8): torch.uint8}

@@ -1,0 +1,75 @@
+"""The trainer's curriculum over geodesic distance (curriculum_start_m, curriculum_frames):
+the limit it sets on its envs and logs at each update, from the global frame count; off by
+default; bad settings refused. Exact resume: test_train_resume's "curriculum" case."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from batchsim.datasets import load_pointnav  # noqa: E402
+from batchsim.train.presets import make_config  # noqa: E402
+from batchsim.train.trainer import Trainer  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def split(procgen_dataset):
+    root, _ = procgen_dataset
+    return root / "pointnav" / "train" / "train.json.gz"
+
+
+def tiny(split, *extra):
+    overrides = [f"dataset={split}", "num_envs=4", "resolution=16", "rollout_steps=8"]
+    overrides += ["hidden_size=32", "total_frames=96", "device=cpu", "num_threads=1", *extra]
+    return make_config("demo", overrides=overrides)
+
+
+def test_each_update_sets_and_logs_the_limit_of_the_frames_done(split):
+    geodesic = np.array([e.geodesic_distance for e in load_pointnav(split)], np.float32)
+    longest = float(geodesic.max())
+    trainer = Trainer(tiny(split, "curriculum_start_m=4", "curriculum_frames=64"))
+    assert [env.max_episode_geodesic for env in trainer.envs] == [4.0, 4.0]  # at the reset
+    limits = [4.0, 4.0 * (longest / 4.0) ** (32 / 64)]  # at frames 0 and 32
+    for update, limit in enumerate(limits):
+        stats = trainer.train_step()
+        assert trainer.frames == 32 * (update + 1)
+        assert stats["curriculum_m"] == pytest.approx(limit, rel=1e-12)  # its rollout's
+        # Every running episode started under that limit or a lower one.
+        for env in trainer.envs:
+            assert geodesic[env.sim.episode_index].max() <= limit
+    # Set after the update for the next rollout: L(64) is no limit.
+    assert [env.max_episode_geodesic for env in trainer.envs] == [math.inf, math.inf]
+    assert "curriculum_m" not in trainer.train_step()
+    trainer.close()
+
+
+def test_off_by_default(split):
+    config = tiny(split, "total_frames=32")
+    assert config.curriculum_start_m is None
+    trainer = Trainer(config)
+    assert trainer.curriculum.limit == math.inf
+    assert "curriculum_m" not in trainer.train_step()
+    assert [env.max_episode_geodesic for env in trainer.envs] == [math.inf, math.inf]
+    trainer.close()
+    zero = Trainer(tiny(split, "total_frames=32", "curriculum_start_m=0"))
+    assert zero.curriculum.limit == math.inf
+    assert [env.max_episode_geodesic for env in zero.envs] == [math.inf, math.inf]
+    zero.close()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["curriculum_start_m=-1"], "curriculum_start_m: expected None, 0 .off. or metres > 0"),
+        (["curriculum_start_m=nan"], "curriculum_start_m: expected None, 0 .off. or metres > 0"),
+        (["curriculum_start_m=inf"], "expected finite metres and frames >= 1, got inf and"),
+        (["curriculum_start_m=3", "curriculum_frames=0"], "got 3.0 and 0"),
+    ],
+)
+def test_bad_settings_are_refused(split, extra, message):
+    with pytest.raises(ValueError, match=message):
+        tiny(split, *extra)
