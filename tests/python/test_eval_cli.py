@@ -82,3 +82,22 @@ def test_a_missing_second_split_is_an_error_before_any_run(splits, capsys):
     val, _ = splits
     assert main(["eval", "--split", str(val), "nowhere", "--agents", "forward"]) == 2
     assert "no such split: nowhere" in capsys.readouterr().err
+
+
+def test_episodes_per_scene_runs_the_first_k_of_each_scene(three_scene_split, run_dir, tmp_path):
+    """The protocol's val1k and test1k: the first K episodes of each scene, in file order."""
+    split = load_pointnav(three_scene_split)
+    first = split.first_per_scene(2)
+    expected = []  # an independent reference: the first two of each scene_id, in order
+    for scene in dict.fromkeys(e.scene_id for e in split.episodes):
+        expected += [e for e in split.episodes if e.scene_id == scene][:2]
+    assert first.episodes == expected and len(expected) == 2 * len(split.scene_ids)
+    assert split.first_per_scene(10_000).episodes == split.episodes
+    with pytest.raises(ValueError, match="episodes per scene: expected >= 1, got 0"):
+        split.first_per_scene(0)
+    out = tmp_path / "eval.json"
+    args = ["eval", "--checkpoint", str(run_dir), "--split", str(three_scene_split)]
+    args += ["--agents", "forward", "--envs", "2", "--device", "cpu", "--no-progress"]
+    assert main([*args, "--episodes-per-scene", "2", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["forward"]["success"]["episodes"] == len(expected)
+    assert main([*args, "--episodes-per-scene", "-1"]) == 2

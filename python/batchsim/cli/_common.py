@@ -58,6 +58,28 @@ def add_scenes_dir(cmd: argparse.ArgumentParser) -> None:
     )
 
 
+def eval_config(config, scenes_dir=None, episodes_per_scene: int = 0):
+    """`config` with the evaluation's own choices: where scene_ids resolve (None: the
+    config's) and how many episodes of each scene run (0: the config's)."""
+    import dataclasses
+
+    changes = {"scenes_dir": scenes_dir} if scenes_dir is not None else {}
+    if episodes_per_scene:
+        changes["eval_episodes_per_scene"] = episodes_per_scene
+    return dataclasses.replace(config, **changes) if changes else config
+
+
+def add_episodes_per_scene(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument(
+        "--episodes-per-scene",
+        type=int,
+        default=0,
+        metavar="K",
+        help="run only the first K episodes of each scene of a split, in its order (0: all; "
+        "10 per scene of a 1,000-scene procgen dataset's 100 test scenes: 1,000 episodes)",
+    )
+
+
 def add_device_and_seed(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--device", help="cpu, cuda or cuda:N (default: batchsim's choice)")
     cmd.add_argument("--seed", type=int, default=0, help="seeds the simulator and the agent")

@@ -53,13 +53,14 @@ def evaluate_splits(
     progress: bool = False,
     config=None,
     check_scenes: bool = True,
+    episodes_per_scene: int = 0,
 ) -> dict:
     """{split: {agent: summarize()}} for each split in order (none given: the checkpoint's
-    val_dataset), the policy loaded once. With `progress`, a bar per agent and split on
+    val_dataset), the policy loaded once, on the first `episodes_per_scene` episodes of each
+    scene (0: the config's eval_episodes_per_scene). With `progress`, a bar per agent and split on
     stderr: episodes done of the split's total, success so far. `config` (a TrainConfig)
     stands in for the checkpoint's when there is none. Before any episode runs, each split
     must have at least num_envs episodes and (with `check_scenes`) only loadable scenes."""
-    import dataclasses
 
     from batchsim.train.config import TrainConfig
 
@@ -68,9 +69,7 @@ def evaluate_splits(
     )
     for split in splits[1:]:
         _common.load_policy_and_split(None, split)  # each must exist, before any runs
-    config = loaded or config or TrainConfig()
-    if scenes_dir is not None:
-        config = dataclasses.replace(config, scenes_dir=scenes_dir)
+    config = _common.eval_config(loaded or config or TrainConfig(), scenes_dir, episodes_per_scene)
     if "policy" in agents and policy is None:
         raise ValueError("--agents policy: needs --checkpoint (checkpoint.pt or run folder)")
     for split in [first, *splits[1:]]:  # every refusal before the first episode runs
@@ -87,7 +86,7 @@ def check_split(config, split, num_envs, check_scenes: bool, progress: bool) -> 
     from batchsim.datasets.scene_check import check_scenes as check_scene_files
     from batchsim.errors import InvalidArgumentError
 
-    dataset = config.load_split(str(split))
+    dataset = config.load_eval_split(str(split))
     envs = num_envs or config.eval_envs
     if envs > len(dataset):
         raise InvalidArgumentError(
@@ -160,6 +159,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     agents = parse_agents(args.agents or default)
     if args.envs < 1:
         raise ValueError(f"--envs: expected >= 1, got {args.envs}")
+    if args.episodes_per_scene < 0:
+        raise ValueError(f"--episodes-per-scene: expected >= 0, got {args.episodes_per_scene}")
     if args.snapshots:
         return _evaluate_snapshots(args, agents)
     results = evaluate_splits(
@@ -172,6 +173,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         args.scenes_dir,
         progress=not args.no_progress,
         check_scenes=not args.skip_scene_check,
+        episodes_per_scene=args.episodes_per_scene,
     )
     if len(results) == 1:  # one split: the table and JSON as before, {agent: summary}
         results = next(iter(results.values()))
@@ -197,6 +199,7 @@ def _evaluate_snapshots(args: argparse.Namespace, agents: list[str]) -> int:
         args.device,
         args.seed,
         args.scenes_dir,
+        episodes_per_scene=args.episodes_per_scene,
         threshold=args.reach,
         progress=not args.no_progress,
         check_scenes=not args.skip_scene_check,
@@ -220,6 +223,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "episodes, as a table and optionally JSON.",
     )
     _common.add_policy_arguments(cmd, several_splits=True)
+    _common.add_episodes_per_scene(cmd)
     cmd.add_argument(
         "--agents",
         help="comma-separated: policy, random, forward (default: policy; with --snapshots "

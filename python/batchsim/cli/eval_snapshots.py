@@ -6,7 +6,6 @@ consecutive snapshots (batchsim.train.curve.first_reaching)."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable
 
@@ -32,6 +31,7 @@ def evaluate_snapshots(
     seed: int = 0,
     scenes_dir=None,
     *,
+    episodes_per_scene: int = 0,
     threshold: float = 0.75,
     progress: bool = False,
     check_scenes: bool = True,
@@ -53,7 +53,7 @@ def evaluate_snapshots(
             "(train with snapshot_every_s > 0), found none"
         )
     _, first = snapshots.read_counters(paths[0])
-    config = _with_scenes_dir(policy_of(first)[1], scenes_dir)
+    config = _common.eval_config(policy_of(first)[1], scenes_dir, episodes_per_scene)
     _, _, split = _common.load_policy_and_split(None, split or config.val_dataset)
     check_split(config, split, num_envs, check_scenes, progress)
     baselines = [a for a in agents if a != "policy"]
@@ -62,7 +62,7 @@ def evaluate_snapshots(
         counters, state = snapshots.read_counters(path)
         policy, snapshot_config = policy_of(state)
         check_compatible(snapshot_config, config, f"snapshot {path}")
-        snapshot_config = _with_scenes_dir(snapshot_config, scenes_dir)
+        snapshot_config = _common.eval_config(snapshot_config, scenes_dir, episodes_per_scene)
         title = f"snapshot {index + 1}/{len(paths)} ({counters['frames']:,} frames)"
         summary = evaluate_split(
             ["policy"], policy, snapshot_config, split, num_envs, device, seed, progress, title
@@ -79,10 +79,6 @@ def evaluate_snapshots(
         "baselines": results,
         "reach": {m: first_reaching(points, m, threshold) for m in REACHED},
     }
-
-
-def _with_scenes_dir(config, scenes_dir):
-    return config if scenes_dir is None else dataclasses.replace(config, scenes_dir=scenes_dir)
 
 
 def format_point(point: dict) -> str:

@@ -44,6 +44,20 @@ class PointNavDataset:
         """Every scene_id used, sorted, each once."""
         return sorted({e.scene_id for e in self.episodes})
 
+    def first_per_scene(self, count: int) -> PointNavDataset:
+        """The first `count` episodes of each scene, in the split's order (generator v8
+        interleaves garden and indoor episodes, so any prefix keeps their share): e.g. 10 per
+        scene of 100 val scenes, the 1,000 episodes of the evaluation protocol."""
+        if count < 1:
+            raise InvalidArgumentError(f"episodes per scene: expected >= 1, got {count}")
+        taken: dict[str, int] = {}
+        kept = []
+        for episode in self.episodes:
+            if taken.get(episode.scene_id, 0) < count:
+                taken[episode.scene_id] = taken.get(episode.scene_id, 0) + 1
+                kept.append(episode)
+        return dataclasses.replace(self, episodes=kept)
+
     def episodes_for(self, scene: str) -> list[PointNavEpisode]:
         """The episodes whose scene_id is `scene` or whose scene name (file stem) is."""
         return [e for e in self.episodes if scene in (e.scene_id, e.scene_name)]

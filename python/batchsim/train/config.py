@@ -173,6 +173,10 @@ class TrainConfig:
     """Updates between validations over val_dataset (every episode once; 0: never)."""
     eval_envs: int = 64
     """Environments of the evaluation simulator."""
+    eval_episodes_per_scene: int = 0
+    """Evaluation (validation here, and `batchsim eval --episodes-per-scene`) runs the first
+    K episodes of each scene of a split, in its order (0: all): 10 per scene of the 100 val
+    or test scenes of a 1,000-scene procgen dataset are the protocol's 1,000 episodes."""
     real_buildings: str | None = None
     """A folder for `batchsim zero-shot`'s real-building split (made there on first use,
     seed 0), evaluated with val_dataset at every validation; val.csv gets its measures as
@@ -241,7 +245,7 @@ class TrainConfig:
         self._validate_recipe_options()
         if self.plain_lr is not None and not self.plain_lr > 0:
             raise ValueError(f"plain_lr: expected None or > 0, got {self.plain_lr}")
-        for name in ("num_gpus", "num_threads", "warmup_frames"):
+        for name in ("num_gpus", "num_threads", "warmup_frames", "eval_episodes_per_scene"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}: expected >= 0, got {getattr(self, name)}")
         if not 0 <= self.snapshot_every_s < float("inf"):
@@ -296,6 +300,12 @@ class TrainConfig:
             rgb_jitter=self.rgb_jitter,
             fov_jitter_degrees=self.fov_jitter_degrees,
         )
+
+    def load_eval_split(self, path: str):
+        """load_split(), cut to eval_episodes_per_scene episodes per scene if set."""
+        split = self.load_split(path)
+        per_scene = self.eval_episodes_per_scene
+        return split.first_per_scene(per_scene) if per_scene else split
 
     def load_split(self, path: str):
         """The PointNav split at `path` with its scenes resolved against scenes_dir."""

@@ -119,7 +119,7 @@ def eval_simulator(config: TrainConfig, split: str, num_envs: int | None = None,
     episodes each would keep only those few environments busy."""
     options.setdefault("scenes_resident", config.scenes_resident)
     return Simulator(
-        config.load_split(split),
+        config.load_eval_split(split),
         num_envs or config.eval_envs,
         mode="eval",
         sensors=config.sensors,
