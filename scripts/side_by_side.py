@@ -9,10 +9,11 @@ holds every run's last update while they go on.
         --common dataset=/data/pointnav/train total_frames=250000000 \\
         --run baseline --run curriculum curriculum_start_m=4 ...
 
-Then evaluate every run's checkpoint on its own GPU at once:
+Then run one `batchsim` command per run folder (with a checkpoint) of OUT, each on its own
+GPU and cores at once, "{run}" standing for the folder:
 
-    python scripts/side_by_side.py --out /tmp/ablate --evaluate -- --split SPLIT \
-        --json {run}/test.json          # {run}: each run's folder
+    python scripts/side_by_side.py --out /tmp/ablate --each -- eval --checkpoint {run} \
+        --split SPLIT --json {run}/test.json
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ POLL_S = 30  # seconds between status updates
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """The options; the words after `--` (for `batchsim eval`) as `eval_args`."""
+    """The options; the words after `--` (a batchsim command for --each) as `words`."""
     argv = sys.argv[1:] if argv is None else argv
     cut = argv.index("--") if "--" in argv else len(argv)
-    argv, eval_args = argv[:cut], argv[cut + 1 :]
+    argv, words = argv[:cut], argv[cut + 1 :]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="runs' folder")
     parser.add_argument("--preset", default="pointnav-depth")
@@ -50,13 +51,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="a run: its name, then its own overrides",
     )
     parser.add_argument(
-        "--evaluate",
+        "--each",
         action="store_true",
-        help="instead of training: `batchsim eval --checkpoint OUT/NAME` with the arguments "
-        "after `--` for every run folder of OUT, one per GPU at once",
+        help="instead of training: `batchsim` with the words after `--` for every run folder "
+        "of OUT, {run} standing for the folder, one per GPU at once",
     )
     args = parser.parse_args(argv)
-    args.eval_args = eval_args
+    args.words = words
     return args
 
 
@@ -93,10 +94,9 @@ def train_command(args: argparse.Namespace, name: str, overrides: list[str]) -> 
     return [*command, *args.common, *overrides, f"log_dir={args.out / name}"]
 
 
-def eval_command(run: Path, arguments: list[str]) -> list[str]:
-    """`batchsim eval` of `run`'s checkpoint; "{run}" in an argument stands for its folder."""
-    arguments = [a.replace("{run}", str(run)) for a in arguments]
-    return [sys.executable, "-m", "batchsim", "eval", "--checkpoint", str(run), *arguments]
+def each_command(run: Path, words: list[str]) -> list[str]:
+    """`batchsim WORDS...` for `run`, "{run}" in a word standing for its folder."""
+    return [sys.executable, "-m", "batchsim", *(w.replace("{run}", str(run)) for w in words)]
 
 
 def last_row(run: Path) -> dict:
@@ -127,10 +127,12 @@ def wait(processes: dict[str, subprocess.Popen], out: Path) -> dict[str, int]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    if args.evaluate:
+    if args.each:
+        if not args.words:
+            raise SystemExit("--each: expected a batchsim command after --")
         names = sorted(p.name for p in args.out.iterdir() if (p / "checkpoint.pt").exists())
-        jobs = {n: eval_command(args.out / n, args.eval_args) for n in names}
-        suffix = "eval"
+        jobs = {n: each_command(args.out / n, args.words) for n in names}
+        suffix = args.words[0]
     else:
         jobs = {run[0]: train_command(args, run[0], run[1:]) for run in args.run}
         suffix = "train"

@@ -72,15 +72,17 @@ def test_a_policy_agent_evaluates(val, cpu_context):
     assert len(results["spl"]) == len(load_pointnav(val).episodes)
 
 
-def test_the_eval_simulator_keeps_the_training_slots_and_needs_fewer_steps(three_scene_split):
-    """Three scenes resident run their episodes side by side: every episode still once, in
-    fewer simulator steps than one scene at a time."""
+def test_the_eval_simulator_keeps_enough_slots_and_needs_fewer_steps(three_scene_split):
+    """Scenes resident run their episodes side by side: every episode still once, in fewer
+    simulator steps than fewer scenes at a time. The simulator keeps at least the training's
+    slots, and more where the environments would otherwise wait for episodes."""
     from batchsim.train.evaluate import eval_simulator
     from batchsim.train.presets import make_config
 
-    episodes = len(load_pointnav(three_scene_split))
+    split = load_pointnav(three_scene_split)
+    per_scene = min(len(split.episodes_for(s)) for s in split.scene_ids)
     steps = {}
-    for slots in (1, 3):
+    for slots, envs in ((1, per_scene), (1, 3 * per_scene), (3, per_scene)):
         config = make_config(
             "demo",
             overrides=[
@@ -91,10 +93,32 @@ def test_the_eval_simulator_keeps_the_training_slots_and_needs_fewer_steps(three
                 f"scenes_resident={slots}",
             ],
         )
-        sim = eval_simulator(config, str(three_scene_split), 32)
+        sim = eval_simulator(config, str(three_scene_split), envs)
         results = run_episodes(sim, ForwardAgent())
-        assert sim.scenes_resident == slots  # known once reset has placed the slots
-        assert len(results["success"]) == episodes
-        steps[slots] = sim.stats()["steps"]
+        expected = max(slots, envs // per_scene)  # scenes enough for every environment
+        assert sim.scenes_resident == expected  # known once reset has placed the slots
+        assert len(results["success"]) == len(split.episodes)
+        steps[slots, envs] = sim.stats()["steps"]
         sim.close()
-    assert steps[3] < steps[1], steps
+    assert steps[1, 3 * per_scene] < steps[1, per_scene], steps  # one round instead of three
+
+
+def test_busy_scenes_gives_every_environment_an_episode():
+    from batchsim.datasets.pointnav import PointNavDataset
+    from batchsim.train.evaluate import MAX_EVAL_SCENES, busy_scenes
+
+    class Episode:
+        def __init__(self, scene_id):
+            self.scene_id = scene_id
+
+    counts = {"a": 10, "b": 10, "c": 12, "d": 30}
+    dataset = PointNavDataset([Episode(s) for s, n in counts.items() for _ in range(n)])
+    assert busy_scenes(dataset, 1, 1) == 1
+    assert busy_scenes(dataset, 10, 1) == 1
+    assert busy_scenes(dataset, 11, 1) == 2  # by the fewest per scene: 10
+    assert busy_scenes(dataset, 25, 1) == 3
+    assert busy_scenes(dataset, 25, 2) == 3
+    assert busy_scenes(dataset, 1000, 1) == 4  # no more than the split has
+    assert busy_scenes(dataset, 5, 16) == 4
+    many = PointNavDataset([Episode(str(i)) for i in range(500)])
+    assert busy_scenes(many, 1000, 16) == MAX_EVAL_SCENES
