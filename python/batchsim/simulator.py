@@ -65,7 +65,8 @@ from batchsim.sim import BatchSim, SimOutputFields
 
 def make_context(device: str | None) -> _core.Context:
     """A Context for ``device``: "cpu" (host tensors), "cuda" / "cuda:N" (CUDA tensors on
-    that GPU) or None (the best Vulkan device; CUDA export where it is an NVIDIA GPU)."""
+    that GPU) or None (the GPU CUDA calls cuda:0, which CUDA_VISIBLE_DEVICES picks, else the
+    best Vulkan device; CUDA export where it is an NVIDIA GPU)."""
     if device is None:
         return _core.Context()
     device = str(device)

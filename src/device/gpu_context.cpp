@@ -31,6 +31,19 @@ std::string resolve_cuda_selector(const std::string& selector) {
     return "uuid:" + vk::uuid_string(cuda::device_uuid(static_cast<int>(ordinal)));
 }
 
+// With no selector, the Vulkan twin of CUDA device 0 when there is one: CUDA numbers only
+// the GPUs CUDA_VISIBLE_DEVICES leaves visible, so a process given one GPU renders on it
+// (Vulkan itself lists every GPU). Otherwise the best Vulkan device.
+const vk::PhysicalDeviceInfo& default_device(std::span<const vk::PhysicalDeviceInfo> physicals,
+                                             ExportTarget target) {
+    if (target != ExportTarget::Cpu && cuda::driver(nullptr) != nullptr) {
+        for (const auto& physical : physicals) {
+            if (physical.usable() && cuda::find_ordinal(physical.uuid) == 0) return physical;
+        }
+    }
+    return vk::select_physical_device(physicals, "");
+}
+
 // The CUDA ordinal to export to, or -1 for CPU export.
 int choose_cuda_ordinal(const vk::PhysicalDeviceInfo& physical, ExportTarget target) {
     if (target == ExportTarget::Cpu) return -1;
@@ -137,7 +150,8 @@ void GpuContext::Impl::create(const Config& config) {
     const std::string selector = resolve_cuda_selector(effective_selector(config.device));
     instance = vk::create_instance({.validation = config.validation});
     const auto physicals = vk::enumerate_physical_devices(instance.handle);
-    const auto& physical = vk::select_physical_device(physicals, selector);
+    const auto& physical = selector.empty() ? default_device(physicals, config.export_target)
+                                            : vk::select_physical_device(physicals, selector);
     const int ordinal = choose_cuda_ordinal(physical, config.export_target);
 
     device = vk::create_device(physical, {.external_interop = ordinal >= 0});

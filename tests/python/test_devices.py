@@ -64,3 +64,35 @@ def test_cuda_status_is_consistent():
         assert status["driver_version"] > 0 and status["reason"] == ""
     else:
         assert status["reason"] and status["devices"] == []
+
+
+DEFAULT_CONTEXT = """
+import json, batchsim
+ctx = batchsim.Context()
+print(json.dumps([ctx.device_info["uuid"], ctx.cuda_device]))
+"""
+
+
+def test_the_default_device_follows_cuda_visible_devices():
+    """Vulkan lists every GPU; CUDA_VISIBLE_DEVICES hides some from CUDA (and PyTorch). With
+    no selector a Context takes the twin of CUDA's device 0, so a process given one GPU
+    renders and exports on that GPU."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    status = batchsim.cuda_status()
+    gpus = [d for d in batchsim.list_devices() if d["usable"] and d["type"] == "discrete GPU"]
+    if not status["available"] or len(gpus) < 2:
+        pytest.skip("needs CUDA and two GPUs")
+    torch = pytest.importorskip("torch")
+    last = torch.cuda.device_count() - 1
+    expected = str(torch.cuda.get_device_properties(last).uuid).lower().removeprefix("gpu-")
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": str(last)}
+    env.pop("BATCHSIM_DEVICE", None)
+    out = subprocess.run(
+        [sys.executable, "-c", DEFAULT_CONTEXT], env=env, capture_output=True, text=True, check=True
+    )
+    uuid, cuda_device = json.loads(out.stdout)
+    assert (uuid, cuda_device) == (expected, 0)
