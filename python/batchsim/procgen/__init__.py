@@ -5,6 +5,7 @@ files for PointNav.
 >>> scene = generate_scene(seed=7, kind="office")
 >>> glb = write_scene(scene, "out", "office_7")
 >>> stats = build_scene_files(7, "out", "office_7", "office")  # GLB + .bsscene with navmesh
+>>> stats = build_scene_files(7, "out", "office_7", "office", write_glb=False)  # .bsscene only
 
 Everything follows from the seed through one numpy Generator: the same arguments give
 byte-identical files.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -142,16 +144,26 @@ def build_scene_files(
     name: str,
     kind: str = "apartment",
     triangle_budget: int = 150_000,
+    *,
+    write_glb: bool = True,
+    compress: bool = True,
+    texture_format: str = "rgba8",
 ) -> dict:
     """Generates a scene, writes `<name>.glb` and imports it into `<name>.bsscene` (navmesh
-    baked with Habitat's defaults); returns statistics."""
+    baked with Habitat's defaults); returns statistics.
+
+    write_glb=False keeps only the packed scene (batchsim needs nothing else; Habitat needs
+    the GLB, which the same seed gives back byte for byte); compress and texture_format are
+    import_scene's."""
     from batchsim.scenes import import_scene
 
     started = time.perf_counter()
     scene = generate_scene(seed, kind, triangle_budget)
     generated = time.perf_counter()
-    glb = write_scene(scene, directory, name)
-    imported = import_scene(glb, Path(directory) / f"{name}.bsscene")
+    packed = Path(directory) / f"{name}.bsscene"
+    with tempfile.TemporaryDirectory(prefix="batchsim-procgen-") as scratch:
+        glb = write_scene(scene, directory if write_glb else scratch, name)
+        imported = import_scene(glb, packed, compress=compress, texture_format=texture_format)
     navmesh = imported.navmesh()
     areas = [navmesh.island_area(i) for i in range(navmesh.num_islands)]
     return {
