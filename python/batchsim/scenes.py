@@ -110,7 +110,7 @@ def import_scene(
     InvalidArgumentError.
 
     compress stores the sections deflated (packed scene format 5): a procedural building
-    takes a fifth of its bytes on disk and loads in about 0.1 s instead of 0.02 s from the
+    takes 4.6 MB on disk instead of 24.9 and loads in 0.063 s instead of 0.015 s from the
     page cache (docs/scenes.md); compress=False writes format 4, which batchsim builds from
     before compression read too.
     """

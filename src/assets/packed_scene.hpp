@@ -28,9 +28,9 @@
 //        inflates to exactly that many bytes and ends at the section's end; deflate's
 //        limit of 1032:1 bounds the raw size before anything is allocated. Why deflate
 //        (zlib level 4) and per section: it is already linked (crc32), inflates a 25 MB
-//        procedural scene in about 0.1 s on one core, and section by section keeps the
-//        table, the checksums and the zero-copy spans as they were; a 25.6 MB scene stores
-//        in 4.8 MB (docs/scenes.md has the figures).
+//        procedural scene in about 0.05 s on one core, and section by section keeps the
+//        table, the checksums and the zero-copy spans as they were; a 25 MB procedural
+//        scene stores in 4.6 MB (docs/scenes.md has the figures).
 //
 //   kind  name            element                  contents
 //   1     info            InfoRecord (64 bytes)    exactly one: finite bounds, counts,

@@ -11,7 +11,7 @@ namespace batchsim::assets {
 
 struct PackOptions {
     // Store sections deflated (format version 5) where that makes the file smaller: about a
-    // fifth of the bytes for a procedural building, for about 0.1 s more per load. Off, the
+    // fifth of the bytes for a procedural building, for about 0.05 s more per load. Off, the
     // file is version 4, byte for byte what builds before version 5 wrote and read.
     bool deflate = false;
 };

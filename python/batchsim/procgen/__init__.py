@@ -13,6 +13,7 @@ byte-identical files.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import tempfile
@@ -161,8 +162,14 @@ def build_scene_files(
     scene = generate_scene(seed, kind, triangle_budget)
     generated = time.perf_counter()
     packed = Path(directory) / f"{name}.bsscene"
-    with tempfile.TemporaryDirectory(prefix="batchsim-procgen-") as scratch:
-        glb = write_scene(scene, directory if write_glb else scratch, name)
+    # Without write_glb the GLB is only the importer's input: written where it is deleted.
+    glb_folder = (
+        contextlib.nullcontext(directory)
+        if write_glb
+        else tempfile.TemporaryDirectory(prefix="batchsim-procgen-")
+    )
+    with glb_folder as folder:
+        glb = write_scene(scene, folder, name)
         imported = import_scene(glb, packed, compress=compress, texture_format=texture_format)
     navmesh = imported.navmesh()
     areas = [navmesh.island_area(i) for i in range(navmesh.num_islands)]

@@ -71,14 +71,14 @@ class DatasetConfig:
     """Share of a scene's episodes that start or end in the garden; the others start and end
     inside, as in scanned homes (procgen/episode_mix.py says why)."""
     compress: bool = True
-    """Packed scenes deflated (format 5): about 4.8 MB a building instead of 25, for about
-    0.1 s more per load; False writes format 4 for batchsim builds that predate it."""
+    """Packed scenes deflated (format 5): about 4.6 MB a building instead of 24.9, for about
+    0.05 s more per load; False writes format 4 for batchsim builds that predate it."""
     write_glb: bool = True
     """Keep each scene's GLB (about 6 MB) beside its packed scene: Habitat needs it, batchsim
     does not; training-scale datasets leave it out (the seed gives it back byte for byte)."""
     texture_format: str = "rgba8"
     """How the packed scenes store textures: "rgba8", or "bc1" (1/8 of the texture bytes on
-    the GPU, lossy: 4x4 blocks of two colours; about 0.3 MB less per compressed scene)."""
+    the GPU, lossy: 4x4 blocks of two colours; 0.8 MB less per compressed scene)."""
 
     def validate(self) -> None:
         if self.num_scenes < 3:
