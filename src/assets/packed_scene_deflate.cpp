@@ -142,7 +142,7 @@ std::vector<std::uint8_t> deflate_file(std::span<const std::uint8_t> plain) {
     }
     std::vector<std::uint8_t> out(end, 0);
     for (std::size_t i = 0; i < entries.size(); ++i) {
-        std::copy(stored[i].begin(), stored[i].end(), out.begin() + entries[i].offset);
+        std::copy(stored[i].begin(), stored[i].end(), out.data() + entries[i].offset);
         std::memcpy(out.data() + sizeof(Header) + i * sizeof(SectionEntry), &entries[i],
                     sizeof(SectionEntry));
     }

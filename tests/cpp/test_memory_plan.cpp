@@ -90,8 +90,10 @@ TEST_CASE("scene_sizes: a compressed scene counts at its loaded size", "[memory_
     fs::remove_all(dir);
     fs::create_directories(dir);
     assets::SceneData scene;  // a floor of 2,048 triangles: its sections deflate
-    for (std::uint32_t i = 0; i < 33 * 33; ++i)
-        scene.vertices.push_back({float(i % 33), 0, float(i / 33), 0, 1, 0, 0, 0});
+    for (std::uint32_t z = 0; z <= 32; ++z) {
+        for (std::uint32_t x = 0; x <= 32; ++x)
+            scene.vertices.push_back({float(x), 0, float(z), 0, 1, 0, 0, 0});
+    }
     for (std::uint32_t z = 0; z < 32; ++z) {
         for (std::uint32_t x = 0; x < 32; ++x) {
             const std::uint32_t a = z * 33 + x, b = a + 1, c = a + 33, d = c + 1;
