@@ -1,5 +1,8 @@
 // Writes the seed corpus of fuzz_packed_scene: small valid packed scenes (1 to 5 KB), each
-// after the harness's selector byte (0 verifies checksums, 1 skips them).
+// after the harness's selector byte (0 verifies checksums, 1 skips them), plain (format 4)
+// and deflated (format 5, *_deflated.*: the fuzzer then mutates zlib streams and their
+// declared sizes). The checked-in plain seeds were written in format 3 by an older build;
+// running this again rewrites them in format 4.
 // Usage: make_seeds OUT_DIR (`make fuzz-seeds`).
 #include <array>
 #include <cstdint>
@@ -66,8 +69,9 @@ SceneData grid() {
     return scene;
 }
 
-void write_seed(const std::filesystem::path& path, const SceneData& scene, std::uint8_t selector) {
-    const std::vector<std::uint8_t> file = batchsim::assets::pack_scene(scene);
+void write_seed(const std::filesystem::path& path, const SceneData& scene, std::uint8_t selector,
+                const batchsim::assets::PackOptions& options = {}) {
+    const std::vector<std::uint8_t> file = batchsim::assets::pack_scene(scene, options);
     const std::array<std::span<const std::uint8_t>, 2> parts{std::span{&selector, 1},
                                                              std::span{file}};
     batchsim::write_file_atomically(path, parts);
@@ -88,6 +92,9 @@ int main(int argc, char** argv) {
         write_seed(dir / "textured_quad.skip", textured_quad(), 1);
         write_seed(dir / "grid.verify", grid(), 0);
         write_seed(dir / "grid.skip", grid(), 1);
+        const batchsim::assets::PackOptions deflate{.deflate = true};
+        write_seed(dir / "textured_quad_deflated.verify", textured_quad(), 0, deflate);
+        write_seed(dir / "grid_deflated.skip", grid(), 1, deflate);
     } catch (const std::exception& error) {
         std::fprintf(stderr, "make_seeds: %s\n", error.what());
         return 1;

@@ -26,6 +26,9 @@ DEFAULT_TEXTURE_BUDGET_BYTES: int
 MAX_NAV_COORDINATE: float
 """Largest |coordinate| (metres) of an episode's start or goal that BatchSim accepts."""
 PACKED_SCENE_VERSION: int
+"""The newest packed scene format this build reads; it writes it for compressed scenes."""
+PACKED_SCENE_UNCOMPRESSED_VERSION: int
+"""The packed scene format this build writes for uncompressed scenes (older builds read it)."""
 
 # ---- devices, tensors, diagnostics (context.cpp, tensor.cpp, diag.cpp, errors.cpp)
 
@@ -169,6 +172,10 @@ class Scene:
     @property
     def file_bytes(self) -> int: ...
     @property
+    def loaded_bytes(self) -> int: ...
+    @property
+    def format_version(self) -> int: ...
+    @property
     def vertex_count(self) -> int: ...
     @property
     def triangle_count(self) -> int: ...
@@ -210,6 +217,7 @@ def import_scene(
     chunk_triangles: int = 1024,
     texture_budget_bytes: int = ...,
     texture_format: str = "rgba8",
+    compress: bool = False,
 ) -> Scene: ...
 def axes_for_up(up: str) -> str: ...
 

@@ -1,6 +1,6 @@
 // Packed scene files: the loader and the zero-copy accessors. The format is documented in
-// packed_scene.hpp; validation lives in packed_scene_validate.cpp, the writer in
-// packed_scene_writer.cpp.
+// packed_scene.hpp; validation lives in packed_scene_validate*.cpp, deflated sections in
+// packed_scene_deflate.cpp, the writer in packed_scene_writer.cpp.
 #include "assets/packed_scene.hpp"
 
 #include <zlib.h>
@@ -34,22 +34,23 @@ std::string origin_of(const std::filesystem::path& path) {
 
 }  // namespace
 
-void PackedScene::FreeAligned::operator()(std::uint8_t* data) const {
+void AlignedBytes::Free::operator()(std::uint8_t* data) const {
     ::operator delete (data, std::align_val_t{packed::kAlignment});
 }
 
-std::unique_ptr<std::uint8_t[], PackedScene::FreeAligned> PackedScene::allocate(std::size_t size) {
-    return std::unique_ptr<std::uint8_t[], FreeAligned>(static_cast<std::uint8_t*>(
-        ::operator new (std::max<std::size_t>(size, 1), std::align_val_t{packed::kAlignment})));
-}
+AlignedBytes::AlignedBytes(std::size_t size)
+    : data_(static_cast<std::uint8_t*>(
+          ::operator new (std::max<std::size_t>(size, 1), std::align_val_t{packed::kAlignment}))),
+      size_(size) {}
 
-PackedScene PackedScene::adopt(std::unique_ptr<std::uint8_t[], FreeAligned> buffer,
-                               std::size_t size, ChecksumPolicy checksums,
+PackedScene PackedScene::adopt(AlignedBytes buffer, std::size_t size, ChecksumPolicy checksums,
                                const std::string& origin) {
-    const packed::Validated validated = packed::validate({buffer.get(), size}, checksums, origin);
+    packed::Validated validated = packed::validate({buffer.data(), size}, checksums, origin);
     PackedScene scene;
-    scene.buffer_ = std::move(buffer);
-    scene.size_ = size;
+    scene.file_bytes_ = size;
+    scene.format_version_ = packed::record<packed::Header>(buffer.bytes(), 0).version;
+    // A version 5 file's sections live in their own buffer; the file's can go.
+    scene.buffer_ = validated.loaded.size() > 0 ? std::move(validated.loaded) : std::move(buffer);
     scene.sections_ = validated.sections;
     scene.bounds_ = Bounds{validated.info.bounds_min, validated.info.bounds_max};
     const auto strings = validated.section(SectionKind::Strings);
@@ -59,17 +60,40 @@ PackedScene PackedScene::adopt(std::unique_ptr<std::uint8_t[], FreeAligned> buff
 }
 
 PackedScene PackedScene::from_bytes(std::span<const std::uint8_t> bytes, ChecksumPolicy checksums) {
-    auto buffer = allocate(bytes.size());
-    if (!bytes.empty()) std::memcpy(buffer.get(), bytes.data(), bytes.size());
+    AlignedBytes buffer(bytes.size());
+    if (!bytes.empty()) std::memcpy(buffer.data(), bytes.data(), bytes.size());
     return adopt(std::move(buffer), bytes.size(), checksums, "(in memory)");
 }
 
 PackedScene PackedScene::load(const std::filesystem::path& path) {
     require_file(path, "packed scene");
     const OpenFile file = open_for_reading(path);
-    auto buffer = allocate(file.size);
-    const std::size_t got = read_chunked(file.fd.get(), {buffer.get(), file.size}, path);
+    AlignedBytes buffer(file.size);
+    const std::size_t got = read_chunked(file.fd.get(), {buffer.data(), file.size}, path);
     return adopt(std::move(buffer), got, ChecksumPolicy::Verify, origin_of(path));
+}
+
+std::uint64_t loaded_scene_bytes(const std::filesystem::path& path) {
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    if (error) return 0;
+    packed::Header header{};
+    try {
+        const OpenFile file = open_for_reading(path);
+        const std::span<std::uint8_t> bytes{reinterpret_cast<std::uint8_t*>(&header),
+                                            sizeof(header)};
+        if (read_chunked(file.fd.get(), bytes, path) < sizeof(header)) return size;
+    } catch (const Error&) {
+        return 0;
+    }
+    packed::Header zeroed = header;
+    zeroed.header_crc32 = 0;
+    const bool sound = header.magic == packed::kMagic &&
+                       packed::crc32({reinterpret_cast<const std::uint8_t*>(&zeroed),
+                                      sizeof(zeroed)}) == header.header_crc32;
+    const bool deflated =
+        header.version >= packed::kDeflateVersion && header.version <= packed::kVersion;
+    return sound && deflated ? header.loaded_size : size;
 }
 
 std::span<const std::uint8_t> PackedScene::section(std::uint32_t kind) const {

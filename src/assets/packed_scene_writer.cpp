@@ -1,5 +1,7 @@
 // Packed scene files: the writer. The format is documented in packed_scene.hpp; the writer
-// validates what it packs with the reader's checks (packed_scene_validate.cpp).
+// validates what it packs with the reader's checks (packed_scene_validate*.cpp), then
+// deflates it if asked (packed_scene_deflate.cpp: lossless, so the plain file's validation
+// holds for the deflated one, and a 25 MB scene is not inflated once more to check it).
 #include "assets/packed_scene_writer.hpp"
 
 #include <array>
@@ -9,6 +11,7 @@
 
 #include "assets/bvh.hpp"
 #include "assets/packed_scene.hpp"
+#include "assets/packed_scene_deflate.hpp"
 #include "assets/packed_scene_format.hpp"
 #include "assets/texture_groups.hpp"
 #include "core/check.hpp"
@@ -90,7 +93,7 @@ public:
         assert(entries_.size() == section_count_);
         packed::Header header{};
         header.magic = packed::kMagic;
-        header.version = packed::kVersion;
+        header.version = packed::kPlainVersion;
         header.section_count = section_count_;
         header.file_size = out_.size();
         std::memcpy(out_.data(), &header, sizeof(header));
@@ -182,11 +185,11 @@ Bvh bvh_of(const SceneData& scene) {
 
 }  // namespace
 
-std::vector<std::uint8_t> pack_scene(const SceneData& scene) {
+std::vector<std::uint8_t> pack_scene(const SceneData& scene, const PackOptions& options) {
     if (group_textures(texture_sizes(scene.textures)).sizes.size() > kMaxTextureGroups) {
         SceneData limited = scene;  // a copy only for scenes that skipped build_scene's limit
         limit_texture_sizes(limited.textures);
-        return pack_scene(limited);
+        return pack_scene(limited, options);
     }
     const auto section_count = std::uint32_t(packed::kKindCount - (scene.navmesh.empty() ? 1 : 0));
     FileBuilder file(section_count);
@@ -197,11 +200,12 @@ std::vector<std::uint8_t> pack_scene(const SceneData& scene) {
     } catch (const Error& error) {
         throw Error(Error::Kind::InvalidArgument, str("cannot pack: ", error.what()));
     }
-    return bytes;
+    return options.deflate ? packed::deflate_file(bytes) : bytes;
 }
 
-void write_packed_scene(const std::filesystem::path& path, const SceneData& scene) {
-    const std::vector<std::uint8_t> bytes = pack_scene(scene);
+void write_packed_scene(const std::filesystem::path& path, const SceneData& scene,
+                        const PackOptions& options) {
+    const std::vector<std::uint8_t> bytes = pack_scene(scene, options);
     const std::array parts{std::span<const std::uint8_t>{bytes}};
     write_file_atomically(path, parts);
 }

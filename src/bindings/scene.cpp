@@ -107,14 +107,15 @@ Scene import_scene(const std::filesystem::path& model, const std::filesystem::pa
                    const std::string& axes, float scale,
                    std::optional<std::filesystem::path> navmesh, bool bake,
                    const nav::NavMeshSettings& settings, std::uint32_t chunk_triangles,
-                   std::uint64_t texture_budget_bytes, const std::string& texture_format) {
+                   std::uint64_t texture_budget_bytes, const std::string& texture_format,
+                   bool compress) {
     assets::SceneBuildOptions options;
     options.import.axes = axes, options.import.scale = scale;
     options.import.chunk_triangles = chunk_triangles;
     options.textures = {texture_budget_bytes, assets::parse_texture_format(texture_format)};
     options.navmesh_file = std::move(navmesh), options.bake_navmesh = bake, options.bake = settings;
     py::gil_scoped_release release;
-    assets::write_packed_scene(out, assets::build_scene(model, options));
+    assets::write_packed_scene(out, assets::build_scene(model, options), {.deflate = compress});
     return std::make_shared<assets::PackedScene>(assets::PackedScene::load(out));
 }
 
@@ -128,7 +129,14 @@ void bind_scene_class(py::module_& m) {
             },
             py::arg("path"))
         .def_property_readonly("source", [](const Scene& s) { return std::string(s->source()); })
-        .def_property_readonly("file_bytes", &assets::PackedScene::file_bytes)
+        .def_property_readonly("file_bytes", &assets::PackedScene::file_bytes,
+                               "Bytes of the file (deflated sections as stored).")
+        .def_property_readonly(
+            "loaded_bytes", &assets::PackedScene::resident_bytes,
+            "Bytes this scene holds in memory: the file, or a compressed file's sections "
+            "once inflated.")
+        .def_property_readonly("format_version", &assets::PackedScene::format_version,
+                               "The file's format version: 5 if compressed, else 3 or 4.")
         .def_property_readonly("vertex_count", [](const Scene& s) { return s->vertices().size(); })
         .def_property_readonly("triangle_count",
                                [](const Scene& s) { return s->indices().size() / 3; })
@@ -196,8 +204,10 @@ void bind_scene_class(py::module_& m) {
 }  // namespace
 
 void bind_scene(py::module_& m) {
-    // The format version this build writes and reads (cache keys of imported scenes use it).
+    // The newest format version this build reads, which it writes compressed, and the one it
+    // writes uncompressed (cache keys of imported scenes and procgen manifests use them).
     m.attr("PACKED_SCENE_VERSION") = assets::packed::kVersion;
+    m.attr("PACKED_SCENE_UNCOMPRESSED_VERSION") = assets::packed::kPlainVersion;
     m.attr("DEFAULT_TEXTURE_BUDGET_BYTES") = assets::kDefaultTextureBudgetBytes;
     bind_scene_class(m);
     m.def("import_scene", &import_scene, py::arg("model"), py::arg("out"),
@@ -205,8 +215,9 @@ void bind_scene(py::module_& m) {
           py::arg("bake_navmesh") = true, py::arg("settings") = nav::NavMeshSettings{},
           py::arg("chunk_triangles") = 1024u,
           py::arg("texture_budget_bytes") = assets::kDefaultTextureBudgetBytes,
-          py::arg("texture_format") = "rgba8",
-          "Imports a model (Assimp), adds its navmesh and writes a packed scene file atomically.");
+          py::arg("texture_format") = "rgba8", py::arg("compress") = false,
+          "Imports a model (Assimp), adds its navmesh and writes a packed scene file atomically "
+          "(compress: sections deflated, format version 5).");
     m.def("axes_for_up", &assets::axes_for_up, py::arg("up"));
 }
 

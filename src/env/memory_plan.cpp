@@ -8,6 +8,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "assets/packed_scene.hpp"
 #include "core/check.hpp"
 #include "core/strings.hpp"
 #include "shared.h"
@@ -68,7 +69,7 @@ void check_side(const char* what, std::uint64_t fixed, std::uint64_t per_env,
 
 MemoryNeeds estimate_memory(const sim::SimConfig& sim, const RenderOptions& render,
                             render::Backend backend, bool cpu_export,
-                            std::span<const std::uint64_t> scene_file_bytes) {
+                            std::span<const std::uint64_t> scene_bytes) {
     const std::uint64_t pixels = std::uint64_t{render.width} * render.height;
     const std::uint64_t outputs =
         pixels * ((render.depth ? kDepthPixel : 0) + (render.rgb ? kRgbPixel : 0));
@@ -80,22 +81,18 @@ MemoryNeeds estimate_memory(const sim::SimConfig& sim, const RenderOptions& rend
     MemoryNeeds needs;
     needs.device_per_env = views + targets + 2 * sizeof(gpu::CameraPose);
     needs.host_per_env = cpu_export ? views : 0;
-    const int slots = std::max(1, std::min({sim.scenes_resident, sim.num_envs,
-                                            static_cast<int>(scene_file_bytes.size())}));
-    needs.scene_bytes = largest_sum(scene_file_bytes, 2 * static_cast<std::size_t>(slots));
+    const int slots = std::max(
+        1, std::min({sim.scenes_resident, sim.num_envs, static_cast<int>(scene_bytes.size())}));
+    needs.scene_bytes = largest_sum(scene_bytes, 2 * static_cast<std::size_t>(slots));
     needs.device_fixed = needs.scene_bytes;
-    needs.host_fixed = needs.scene_bytes + largest_sum(scene_file_bytes, 1);
+    needs.host_fixed = needs.scene_bytes + largest_sum(scene_bytes, 1);
     return needs;
 }
 
-std::vector<std::uint64_t> file_sizes(std::span<const std::filesystem::path> paths) {
+std::vector<std::uint64_t> scene_sizes(std::span<const std::filesystem::path> paths) {
     std::vector<std::uint64_t> out;
     out.reserve(paths.size());
-    for (const auto& path : paths) {
-        std::error_code error;
-        const auto size = std::filesystem::file_size(path, error);
-        out.push_back(error ? 0 : static_cast<std::uint64_t>(size));
-    }
+    for (const auto& path : paths) out.push_back(assets::loaded_scene_bytes(path));
     return out;
 }
 

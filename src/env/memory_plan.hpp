@@ -36,14 +36,16 @@ struct MemoryBudget {
     std::uint64_t host_available = 0;    // /proc/meminfo MemAvailable; 0 = unknown (no check)
 };
 
-// `scene_file_bytes`: every scene file's size (0 for one that is missing: the loader will
-// name it). `backend` must be resolved (not Auto).
+// `scene_bytes`: what every scene takes once loaded (scene_sizes; 0 for one that is missing:
+// the loader will name it). `backend` must be resolved (not Auto).
 MemoryNeeds estimate_memory(const sim::SimConfig& sim, const RenderOptions& render,
                             render::Backend backend, bool cpu_export,
-                            std::span<const std::uint64_t> scene_file_bytes);
+                            std::span<const std::uint64_t> scene_bytes);
 
-// The sizes of `paths` (0 where a file cannot be read).
-std::vector<std::uint64_t> file_sizes(std::span<const std::filesystem::path> paths);
+// What each of `paths` takes once loaded (0 where a file cannot be read): the file's size, or
+// a deflated packed scene's loaded size (assets::loaded_scene_bytes), so that a scene stored in
+// a fifth of its bytes is not planned at a fifth of its memory.
+std::vector<std::uint64_t> scene_sizes(std::span<const std::filesystem::path> paths);
 
 // Host memory available now (MemAvailable), 0 if unknown.
 std::uint64_t host_available_bytes();

@@ -34,7 +34,7 @@ void check_memory(const device::GpuContext& context, const sim::SimConfig& sim,
                                         ? render::choose_backend(context.device())
                                         : render.backend;
     const MemoryNeeds needs =
-        estimate_memory(sim, render, backend, !context.exports_cuda(), file_sizes(scenes));
+        estimate_memory(sim, render, backend, !context.exports_cuda(), scene_sizes(scenes));
     const MemoryBudget budget{vk::device_local_budget(context.device()).available,
                               host_available_bytes()};
     check_fits(needs, budget, sim.num_envs, sim.scenes_resident);

@@ -127,7 +127,7 @@ ResidentScene from_packed(const std::filesystem::path& path, std::span<const std
     scene.navmesh = naming(str(name, " navmesh"), [&] {
         return nav::NavMesh::from_habitat_bytes(scene.packed->navmesh());
     });
-    scene.bytes = scene.packed->file_bytes() + 2 * scene.navmesh->habitat_bytes().size();
+    scene.bytes = scene.packed->resident_bytes() + 2 * scene.navmesh->habitat_bytes().size();
     return scene;
 }
 

@@ -18,7 +18,8 @@ struct ResidentScene {
     std::filesystem::path path;
     std::shared_ptr<const assets::PackedScene> packed;  // null for a bare .navmesh file
     std::shared_ptr<const nav::NavMesh> navmesh;        // always set
-    // Host memory this scene holds: the packed file buffer plus the navmesh (its image and
+    // Host memory this scene holds: the packed scene's buffer (the file, or a deflated file's
+    // loaded sections) plus the navmesh (its image and
     // Detour's copy of the tiles, estimated as the image size again).
     std::size_t bytes = 0;
 };

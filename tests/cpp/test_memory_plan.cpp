@@ -2,8 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <vector>
 
+#include "assets/packed_scene.hpp"
+#include "assets/packed_scene_writer.hpp"
 #include "core/check.hpp"
 #include "env/memory_plan.hpp"
 
@@ -79,4 +82,33 @@ TEST_CASE("check_fits: scenes that leave no room ask for fewer resident", "[memo
     CHECK_THROWS_WITH(check_fits(needs, {1u << 30, 900}, 10, 1),
                       Catch::Contains("does not fit in host memory") &&
                           Catch::Contains("the largest num_envs that fits is 0"));
+}
+
+TEST_CASE("scene_sizes: a compressed scene counts at its loaded size", "[memory_plan]") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "batchsim_test_memory_plan";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    assets::SceneData scene;  // a floor of 2,048 triangles: its sections deflate
+    for (std::uint32_t z = 0; z <= 32; ++z) {
+        for (std::uint32_t x = 0; x <= 32; ++x)
+            scene.vertices.push_back({float(x), 0, float(z), 0, 1, 0, 0, 0});
+    }
+    for (std::uint32_t z = 0; z < 32; ++z) {
+        for (std::uint32_t x = 0; x < 32; ++x) {
+            const std::uint32_t a = z * 33 + x, b = a + 1, c = a + 33, d = c + 1;
+            scene.indices.insert(scene.indices.end(), {a, c, b, b, c, d});
+        }
+    }
+    scene.chunks = {{0, 0, 0, 0, 32, 0, 32, 6144, 0, 0, 0, 0}};
+    scene.materials = {{1, 1, 1, 1, gpu::kNoTexture, 0, 0, 0}};
+    scene.bounds = {{0, 0, 0}, {32, 0, 32}};
+    assets::write_packed_scene(dir / "packed.bsscene", scene, {.deflate = true});
+    assets::write_packed_scene(dir / "plain.bsscene", scene);
+    const std::vector<fs::path> paths{dir / "packed.bsscene", dir / "plain.bsscene",
+                                      dir / "missing.bsscene"};
+    const auto sizes = scene_sizes(paths);
+    const auto loaded = assets::PackedScene::load(paths[0]).resident_bytes();
+    CHECK(sizes == std::vector<std::uint64_t>{loaded, fs::file_size(paths[1]), 0});
+    CHECK(fs::file_size(paths[0]) * 2 < loaded);  // the file alone would plan half of it
 }

@@ -224,11 +224,11 @@ TEST_CASE("header corruption is caught", "[packed_scene]") {
     auto version = good;
     version[8] = 7;
     require_corrupt(version,
-                    "unsupported version 7 (this build reads versions 3 to 4): it was written "
+                    "unsupported version 7 (this build reads versions 3 to 5): it was written "
                     "by a newer batchsim");
     version[8] = 2;  // before the vertex colours
     require_corrupt(version,
-                    "unsupported version 2 (this build reads versions 3 to 4): re-import the "
+                    "unsupported version 2 (this build reads versions 3 to 5): re-import the "
                     "scene (batchsim import) or rebuild procedural scenes (batchsim procgen)");
     auto header = good;
     header[20] ^= 1;  // file_size

@@ -132,6 +132,22 @@ def test_bench_sim_records_rates_and_plots_them(procgen_dataset, tmp_path):
     assert (tmp_path / "sim.png").read_bytes().startswith(PNG_MAGIC)
 
 
+def test_bench_procgen_records_disk_and_load(tmp_path):
+    args = ["--num-scenes", "3", "--episodes-per-scene", "2", "--workers", "1", "--no-glb"]
+    args += ["--data", tmp_path / "data", "--out", tmp_path / "procgen.json"]
+    result = batchsim("bench", "procgen", *args)
+    assert result.returncode == 0, result.stderr
+    record = json.loads((tmp_path / "procgen.json").read_text())
+    assert record["config"]["write_glb"] is False and record["config"]["compress"] is True
+    disk = record["disk"]
+    packed = sorted((tmp_path / "data" / "scene_datasets" / "procgen").glob("*.bsscene"))
+    assert disk["bsscene_mb"] == pytest.approx(sum(p.stat().st_size for p in packed) / 3e6)
+    assert disk["glb_mb"] == 0 and disk["dataset_mb_per_scene"] > disk["bsscene_mb"]
+    assert disk["gb_for_10000_scenes"] == pytest.approx(disk["dataset_mb_per_scene"] * 10)
+    check_spread(record["load_seconds"], "median")
+    assert record["load_seconds"]["min"] > 0
+
+
 def test_bench_env_records_the_env_and_both_simulators(procgen_dataset, tmp_path):
     folder, _ = procgen_dataset
     args = [

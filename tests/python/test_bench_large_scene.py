@@ -67,6 +67,8 @@ def test_times_and_rates_are_finite_and_positive(record):
     load = record["load"]
     assert positive(load["mb_per_s"]) and positive(load["seconds"])
     assert load["file_mb"] == pytest.approx(imported["file_bytes"] / 1e6)
+    assert imported["compress"] is True and load["format_version"] == 5
+    assert load["loaded_mb"] > load["file_mb"]  # compressed by default
 
 
 def test_render_runs_at_each_k(record):

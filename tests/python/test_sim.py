@@ -149,7 +149,7 @@ def test_scene_swaps_at_episode_ends_within_memory_bound(three_scene_split):
         three_scene_split, 12, scenes_resident=1, steps_per_scene=502, num_threads=2
     )
     sim.reset()
-    scene_sizes = [p.stat().st_size for p in sim.scene_paths]
+    scene_sizes = [batchsim.Scene.load(p).loaded_bytes for p in sim.scene_paths]
     before = sim.scene_index.copy()
     resident = []
     for row in random_actions(2200, 12, seed=5):
@@ -163,7 +163,7 @@ def test_scene_swaps_at_episode_ends_within_memory_bound(three_scene_split):
     stats = sim.stats()
     assert stats["scene_swaps"] >= 3 and stats["env_switches"] >= 3 * 12
     assert stats["scenes_freed"] == stats["scene_swaps"]
-    bound = 2 * 2 * max(scene_sizes)  # two scenes; packed file + navmesh each at most 2x
+    bound = 2 * 2 * max(scene_sizes)  # two scenes; loaded sections + navmesh each at most 2x
     assert max(resident) <= bound and stats["peak_resident_bytes"] <= bound
 
 

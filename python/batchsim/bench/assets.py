@@ -4,7 +4,8 @@
   packed write) of real models from Debian's assimp-testmodels and of a synthetic
   64-room apartment (walls with doorways, finely tessellated floors).
 - load: `batchsim.Scene.load` of the largest packed file written (read, validate,
-  checksum), as MB/s, from the page cache.
+  checksum), as MB/s of the scene once loaded, from the page cache: compressed (the
+  default, format 5: read, then inflate) and imported again uncompressed (format 4).
 - queries: geodesic_distance and try_step on the apartment navmesh, per second on one core
   (the batched calls run one query after another on one thread, without the GIL).
 
@@ -82,10 +83,15 @@ def apartment_obj(path: Path, rooms: int = 8, room_size: float = 4.0, tile: floa
         f.writelines(f"f {a} {b} {c}\n" for a, b, c in faces)
 
 
+def model_paths(models: Path, apartment: Path) -> dict[str, tuple[Path, bool]]:
+    """Every model imported: name -> (path, bake a navmesh?)."""
+    real = {name: (models / path, bake) for name, (path, bake) in REAL_MODELS.items()}
+    return {**real, "apartment.obj": (apartment, True)}
+
+
 def bench_imports(workdir: Path, models: Path, apartment: Path, repeats: int) -> dict:
     out = {}
-    real = {name: (models / path, bake) for name, (path, bake) in REAL_MODELS.items()}
-    for name, (path, bake) in {**real, "apartment.obj": (apartment, True)}.items():
+    for name, (path, bake) in model_paths(models, apartment).items():
         if not path.exists():
             continue
         target = workdir / (name + ".bsscene")
@@ -103,14 +109,29 @@ def bench_imports(workdir: Path, models: Path, apartment: Path, repeats: int) ->
 
 
 def bench_load(path: Path, repeats: int) -> dict:
-    size = path.stat().st_size
+    scene = batchsim.Scene.load(path)
     samples = report.times(lambda: batchsim.Scene.load(path), max(repeats, 20))
     seconds = statistics.median(samples)
     return {
-        "file_mb": size / 1e6,
+        "format_version": scene.format_version,
+        "file_mb": scene.file_bytes / 1e6,
+        "loaded_mb": scene.loaded_bytes / 1e6,
         "seconds": seconds,
         "spread_s": report.spread(samples),
-        "mb_per_s": size / 1e6 / seconds,
+        "mb_per_s": scene.loaded_bytes / 1e6 / seconds,
+    }
+
+
+def bench_loads(workdir: Path, models: Path, apartment: Path, repeats: int) -> dict:
+    """Loads of the largest scene written, compressed and imported again uncompressed."""
+    largest = max(workdir.glob("*.bsscene"), key=lambda f: batchsim.Scene.load(f).loaded_bytes)
+    path, bake = model_paths(models, apartment)[largest.name.removesuffix(".bsscene")]
+    plain = workdir / "uncompressed.bsscene"
+    batchsim.import_scene(path, plain, bake_navmesh=bake, compress=False)
+    return {
+        "file": largest.name,
+        "compressed": bench_load(largest, repeats),
+        "uncompressed": bench_load(plain, repeats),
     }
 
 
@@ -160,7 +181,6 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         apartment_obj(apartment)
         imports = bench_imports(workdir, args.models, apartment, args.repeats)
         packed = workdir / "apartment.obj.bsscene"
-        largest = max(workdir.glob("*.bsscene"), key=lambda f: f.stat().st_size)
         result = {
             "benchmark": "assets",
             **report.header(args),
@@ -168,7 +188,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             "cores": os.cpu_count(),
             "repeats": args.repeats,
             "import": imports,
-            "load": {"file": largest.name, **bench_load(largest, args.repeats)},
+            "load": bench_loads(workdir, args.models, apartment, args.repeats),
             "queries": bench_queries(
                 batchsim.Scene.load(packed).navmesh(), args.queries, args.repeats
             ),

@@ -10,7 +10,8 @@ RGBA8, level 0) through import, load, render and the resident slots.
             `Scene.texture_bytes` where the build has it, else RGBA8 chains from each
             `Scene.texture(i)`) and level-0 sizes as imported (a texture budget may have
             dropped top levels), chunks, BVH and navmesh.
-  load      `Scene.load` (read, validate, checksum, BVH checks) from the page cache, MB/s.
+  load      `Scene.load` (read, inflate, validate, checksum, BVH checks) from the page
+            cache, as MB/s of the scene once loaded (`Scene.loaded_bytes`).
   render    frames/s of depth + RGB views at K = 1 and 16 resident copies, for each backend,
             with the device bytes of one scene (`BatchRenderer.scene_bytes`) and the upload
             time of each place (bench/large_scene_gpu.py).
@@ -20,11 +21,11 @@ RGBA8, level 0) through import, load, render and the resident slots.
             and seconds per MB, with the ratios (large over procedural per MB; 1 means the
             cost scales with size).
 
---texture-format (rgba8 or bc1) and --texture-budget-mib (default: import_scene's) go to
-`import_scene`; the import's texture bytes show their effect. Not measured, for want of an API: the
-background loader alone (it is internal to the simulator, so its loads are seen through
-`Simulator.stats()` and step times) and the GPU upload inside a swap step apart from
-the step's other work.
+--texture-format (rgba8 or bc1), --texture-budget-mib (default: import_scene's) and
+--no-compress go to `import_scene`; the import's texture bytes show their effect. Not
+measured, for want of an API: the background loader alone (it is internal to the
+simulator, so its loads are seen through `Simulator.stats()` and step times) and the GPU
+upload inside a swap step apart from the step's other work.
 
 Medians of repeats with their spread ([min, max]). Prints JSON and, with --out, writes
 it atomically. The files live in a temporary folder unless --workdir keeps them.
@@ -88,7 +89,7 @@ def generate(path: Path, args) -> dict:
 
 
 def bench_import(glb: Path, out: Path, args) -> tuple[dict, batchsim.Scene]:
-    options = texture_options(args)
+    options = {**texture_options(args), "compress": args.compress}
     no_bake = out.with_name("no-bake.bsscene")
 
     def run(bake: bool, target: Path) -> None:
@@ -105,7 +106,8 @@ def bench_import(glb: Path, out: Path, args) -> tuple[dict, batchsim.Scene]:
         **gpu.figure(with_bake),
         "no_bake": gpu.figure(without),
         "bake": gpu.figure(bake),
-        "texture_options": options,
+        "texture_options": texture_options(args),
+        "compress": args.compress,
         "file_bytes": out.stat().st_size,
         "triangles": scene.triangle_count,
         "vertices": scene.vertex_count,
@@ -125,8 +127,15 @@ def bench_import(glb: Path, out: Path, args) -> tuple[dict, batchsim.Scene]:
 
 def bench_load(path: Path, repeats: int) -> dict:
     samples = report.times(lambda: batchsim.Scene.load(path), repeats)
-    mb = path.stat().st_size / MB
-    return {"file_mb": mb, **gpu.figure(samples), "mb_per_s": mb / statistics.median(samples)}
+    scene = batchsim.Scene.load(path)
+    loaded = scene.loaded_bytes / MB
+    return {
+        "file_mb": scene.file_bytes / MB,
+        "loaded_mb": loaded,
+        "format_version": scene.format_version,
+        **gpu.figure(samples),
+        "mb_per_s": loaded / statistics.median(samples),
+    }
 
 
 def procedural_scene(workdir: Path, args) -> tuple[Path, dict]:
@@ -196,6 +205,7 @@ def parse_args(argv: list[str] | None, prog: str | None) -> argparse.Namespace:
         help="auto: PNG and JPEG where Pillow is installed, else PNG")  # fmt: skip
     add("--texture-budget-mib", type=float, help="import_scene's texture budget (default: its)")
     add("--texture-format", choices=batchsim.scenes.TEXTURE_FORMATS, default="rgba8")
+    add("--no-compress", dest="compress", action="store_false", help="import_scene's compress")
     add("--backends", nargs="+", choices=["raster", "compute"], default=["raster", "compute"])
     add("--resident", type=int, nargs="+", default=[1, 16], help="K resident copies")
     add("--envs", type=int, nargs="+", default=[1024], help="views rendered together (N)")

@@ -70,6 +70,7 @@ def _import_dataset(args: argparse.Namespace) -> int:
         chunk_triangles=args.chunk_triangles,
         texture_budget_mib=args.texture_budget_mib,
         texture_format=args.texture_format,
+        compress=args.compress,
         navmesh=overrides,
     )
     results = import_dataset(

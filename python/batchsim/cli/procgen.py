@@ -8,7 +8,9 @@ import os
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
+    from batchsim.cli.scene_import import add_compress_option
     from batchsim.procgen.build import DatasetConfig
+    from batchsim.scenes import TEXTURE_FORMATS
 
     defaults = DatasetConfig()
     cmd = commands.add_parser(
@@ -39,6 +41,20 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         default=None,
         help="processes generating scenes (default: one per core); the files are the same",
     )
+    cmd.add_argument(
+        "--no-glb",
+        dest="write_glb",
+        action="store_false",
+        help="keep only the packed scenes (batchsim needs nothing else; Habitat needs the GLBs, "
+        "about 6 MB each, which the same seed writes again)",
+    )
+    add_compress_option(cmd)
+    cmd.add_argument(
+        "--texture-format",
+        choices=TEXTURE_FORMATS,
+        default=defaults.texture_format,
+        help="how packed scenes store textures: rgba8, or bc1 (block-compressed, lossy)",
+    )
     cmd.add_argument("--out", default="data/procgen", help="output folder (default data/procgen)")
     cmd.add_argument("--preview", action="store_true", help="also write OUT/preview.png")
     cmd.add_argument(
@@ -59,6 +75,9 @@ def _procgen(args: argparse.Namespace) -> int:
         min_geodesic=args.min_geodesic,
         max_geodesic=args.max_geodesic,
         outdoor_episode_share=args.outdoor_episode_share,
+        compress=args.compress,
+        write_glb=args.write_glb,
+        texture_format=args.texture_format,
     )
     manifest = None if args.force else current_manifest(args.out, config)
     if manifest is None:

@@ -307,6 +307,7 @@ def _imported(job: SceneJob, digest: str, started: float, inputs: dict | None) -
         chunk_triangles=settings.chunk_triangles,
         texture_budget_mib=settings.texture_budget_mib,
         texture_format=settings.texture_format,
+        compress=settings.compress,
     )
     return SceneResult(
         scene=job.scene,

@@ -4,24 +4,17 @@ whether an earlier import of a scene is still current."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import math
 
-from batchsim import _core
 from batchsim.errors import InvalidArgumentError
 from batchsim.scenes import (
     DEFAULT_TEXTURE_BUDGET_MIB,
     NAVMESH_SETTING_NAMES,
     TEXTURE_FORMATS,
     navmesh_settings,
+    packed_format_version,
 )
-
-
-@functools.cache
-def packed_format_version() -> int:
-    """The packed scene format version this build writes (part of every cache key)."""
-    return _core.PACKED_SCENE_VERSION
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +33,8 @@ class ImportSettings:
     """Most MiB of texture mip chains per scene (import_scene's)."""
     texture_format: str = "rgba8"
     """How textures are stored: "rgba8" or "bc1"."""
+    compress: bool = True
+    """Store sections deflated (format 5, about a fifth of the bytes); False writes format 4."""
     navmesh: dict = dataclasses.field(default_factory=dict)
     """NavMeshSettings overrides for scenes without a .navmesh beside them (baked)."""
 
@@ -64,7 +59,7 @@ class ImportSettings:
         """Everything besides the input files that decides the output bytes; the bake
         settings only where a navmesh is baked."""
         key = {
-            "packed_format_version": packed_format_version(),
+            "packed_format_version": packed_format_version(self.compress),
             "up": self.up,
             "axes": self.axes,
             "scale": self.scale,

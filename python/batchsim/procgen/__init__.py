@@ -5,6 +5,7 @@ files for PointNav.
 >>> scene = generate_scene(seed=7, kind="office")
 >>> glb = write_scene(scene, "out", "office_7")
 >>> stats = build_scene_files(7, "out", "office_7", "office")  # GLB + .bsscene with navmesh
+>>> stats = build_scene_files(7, "out", "office_7", "office", write_glb=False)  # .bsscene only
 
 Everything follows from the seed through one numpy Generator: the same arguments give
 byte-identical files.
@@ -12,8 +13,10 @@ byte-identical files.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -142,16 +145,32 @@ def build_scene_files(
     name: str,
     kind: str = "apartment",
     triangle_budget: int = 150_000,
+    *,
+    write_glb: bool = True,
+    compress: bool = True,
+    texture_format: str = "rgba8",
 ) -> dict:
     """Generates a scene, writes `<name>.glb` and imports it into `<name>.bsscene` (navmesh
-    baked with Habitat's defaults); returns statistics."""
+    baked with Habitat's defaults); returns statistics.
+
+    write_glb=False keeps only the packed scene (batchsim needs nothing else; Habitat needs
+    the GLB, which the same seed gives back byte for byte); compress and texture_format are
+    import_scene's."""
     from batchsim.scenes import import_scene
 
     started = time.perf_counter()
     scene = generate_scene(seed, kind, triangle_budget)
     generated = time.perf_counter()
-    glb = write_scene(scene, directory, name)
-    imported = import_scene(glb, Path(directory) / f"{name}.bsscene")
+    packed = Path(directory) / f"{name}.bsscene"
+    # Without write_glb the GLB is only the importer's input: written where it is deleted.
+    glb_folder = (
+        contextlib.nullcontext(directory)
+        if write_glb
+        else tempfile.TemporaryDirectory(prefix="batchsim-procgen-")
+    )
+    with glb_folder as folder:
+        glb = write_scene(scene, folder, name)
+        imported = import_scene(glb, packed, compress=compress, texture_format=texture_format)
     navmesh = imported.navmesh()
     areas = [navmesh.island_area(i) for i in range(navmesh.num_islands)]
     return {
