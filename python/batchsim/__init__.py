@@ -12,10 +12,10 @@ from __future__ import annotations
 import os as _os
 
 # batchsim's worker threads run beside torch's OpenMP pool, whose threads busy-wait between
-# parallel regions by default and so take the cores the simulator needs; waiting passively,
-# one CPU training ran 1.13x faster alone and two at once each kept 2.6x more of their solo
-# rate on 2 cores (benchmarks/RESULTS.md, "Two trainings on one host"). Read when torch
-# loads; a value the user set wins.
+# parallel regions by default and so take the cores the simulator needs. Waiting passively,
+# a CPU training ran 1.04-1.13x faster alone, and two at once each kept 0.53-0.56 of its
+# solo rate instead of 0.23-0.26 (2-core VM; benchmarks/RESULTS.md, "Two trainings on one
+# host"). Read when torch loads; a value the user set wins.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from batchsim.errors import (
