@@ -13,6 +13,12 @@ set -uo pipefail
 phase=${1:?usage: gpu-ablation.sh setup|wait|eval|bench OUTDIR}
 out=${2:?usage: gpu-ablation.sh PHASE OUTDIR}
 root=${ROOT:-/tmp/ablation}
+# For a dry run on a small machine: fewer scenes, a shorter limit, another preset, overrides.
+read -r scenes_a scenes_b <<< "${ABLATION_SCENES:-1000 10000}"
+limit_s=${ABLATION_TIME_LIMIT:-885}
+preset=${ABLATION_PRESET:-pointnav-depth}
+extra=${ABLATION_OVERRIDES:-}
+envs=${ABLATION_EVAL_ENVS:-1000} real=${ABLATION_REAL_EPISODES:-1000}
 runs=$root/runs
 d1k=$root/d1k d10k=$root/d10k
 mkdir -p "$out" "$runs"
@@ -25,20 +31,20 @@ setup)
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   nproc
   # The GLBs are for Habitat users; training reads the packed scenes alone.
-  time python3 -m batchsim procgen --out "$d1k" --num-scenes 1000 --seed 0 --no-glb
-  time python3 -m batchsim procgen --out "$d10k" --num-scenes 10000 --seed 1 --no-glb
+  time python3 -m batchsim procgen --out "$d1k" --num-scenes "$scenes_a" --seed 0 --no-glb
+  time python3 -m batchsim procgen --out "$d10k" --num-scenes "$scenes_b" --seed 1 --no-glb
   du -sh "$d1k" "$d10k"; df -h /tmp | tail -1
   common="dataset=$d1k/pointnav/train val_dataset=$d1k/pointnav/val total_frames=280000000"
-  common+=" snapshot_every_s=150 checkpoint_every=0"
-  setsid nohup python3 scripts/side_by_side.py --out "$runs" --time-limit 885 \
-    --common $common \
+  common+=" snapshot_every_s=150 checkpoint_every=0 $extra"
+  setsid nohup python3 scripts/side_by_side.py --out "$runs" --time-limit "$limit_s" \
+    --preset "$preset" --common $common \
     --run baseline \
     --run scenes10k "dataset=$d10k/pointnav/train" \
     --run curriculum curriculum_start_m=3 curriculum_frames=20000000 \
     --run aux_valnorm value_normalization=true inverse_dynamics_coef=0.1 \
       temporal_distance_coef=0.1 \
     > "$root/side_by_side.log" 2>&1 < /dev/null &
-  sleep 90; cat "$root/side_by_side.log"; cat "$runs/status.json" 2>/dev/null; logs
+  sleep "${ABLATION_SETTLE_S:-60}"; cat "$root/side_by_side.log"; cat "$runs/status.json" 2>/dev/null; logs
   ;;
 wait)
   limit=${3:-570}; waited=0
@@ -49,12 +55,16 @@ wait)
   ;;
 eval)
   test=$d1k/pointnav/test val=$d1k/pointnav/val
-  sbs --each -- eval --snapshots {run} --split "$test" --episodes-per-scene 10 --envs 1000 \
+  sbs --each --log-name test -- eval --snapshots {run} --split "$test" --episodes-per-scene 10 --envs "$envs" \
     --no-progress --json {run}/test_curve.json
-  sbs --each -- eval --checkpoint {run} --split "$val" --episodes-per-scene 10 --envs 1000 \
+  sbs --each --log-name val -- eval --checkpoint {run} --split "$val" --episodes-per-scene 10 --envs "$envs" \
     --no-progress --json {run}/val1k.json
-  sbs --each -- zero-shot --checkpoint {run} --out {run}/zero-shot --envs 1000 --no-progress
-  for run in "$runs"/*/; do echo "== $run"; tail -n 12 "$runs/$(basename "$run").eval.log"; done
+  sbs --each --log-name real -- zero-shot --checkpoint {run} --out {run}/zero-shot --envs "$envs" \
+    --episodes "$real" --no-progress
+  for run in "$runs"/*/; do
+    name=$(basename "$run"); echo "== $name"
+    for log in test val real; do tail -n 6 "$runs/$name.$log.log"; done
+  done
   logs
   ;;
 bench)

@@ -56,18 +56,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="instead of training: `batchsim` with the words after `--` for every run folder "
         "of OUT, {run} standing for the folder, one per GPU at once",
     )
+    parser.add_argument(
+        "--log-name", help="with --each: logs go to OUT/NAME.LOG_NAME.log (default: the command)"
+    )
     args = parser.parse_args(argv)
     args.words = words
     return args
 
 
 def core_slices(runs: int, per_run: int | None) -> list[list[int]]:
-    """Consecutive slices of this process's cores, one per run."""
+    """Consecutive slices of this process's cores, one per run; with fewer cores than that
+    asks for, runs share them (said so: their figures then compete)."""
     cores = sorted(os.sched_getaffinity(0))
-    per_run = per_run or max(1, len(cores) // runs)
+    per_run = min(per_run or max(1, len(cores) // runs), len(cores))
     if per_run * runs > len(cores):
-        raise SystemExit(f"{runs} runs x {per_run} cores: only {len(cores)} cores here")
-    return [cores[i * per_run : (i + 1) * per_run] for i in range(runs)]
+        print(f"{runs} runs x {per_run} cores on {len(cores)} cores: they share", flush=True)
+    starts = [(i * per_run) % len(cores) for i in range(runs)]
+    return [(cores + cores)[start : start + per_run] for start in starts]
 
 
 def gpu_list(text: str | None, runs: int) -> list[str]:
@@ -132,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("--each: expected a batchsim command after --")
         names = sorted(p.name for p in args.out.iterdir() if (p / "checkpoint.pt").exists())
         jobs = {n: each_command(args.out / n, args.words) for n in names}
-        suffix = args.words[0]
+        suffix = args.log_name or args.words[0]
     else:
         jobs = {run[0]: train_command(args, run[0], run[1:]) for run in args.run}
         suffix = "train"

@@ -115,8 +115,8 @@ def launch(command: list[str], processes: int, threads_per_rank: int) -> int:
     os.environ[cpus.THREADS_VARIABLE] = str(threads_per_rank)
     # torchrun would set 1 (and say so); each rank's torch may use its share of the cores.
     os.environ.setdefault("OMP_NUM_THREADS", str(threads_per_rank))
-    arguments = ["--standalone", f"--nproc-per-node={processes}"]
-    arguments += [f"--shutdown-timeout={SHUTDOWN_TIMEOUT_S}", "--module", "batchsim", *command]
+    arguments = ["--standalone", f"--nproc-per-node={processes}", *_shutdown_timeout()]
+    arguments += ["--module", "batchsim", *command]
     try:
         run(parse_args(arguments))
     except ChildFailedError as error:
@@ -125,6 +125,14 @@ def launch(command: list[str], processes: int, threads_per_rank: int) -> int:
     except SignalException as error:  # the ranks were signalled and have stopped
         print(f"batchsim: stopped by {error.sigval.name}", file=sys.stderr)
     return 0
+
+
+def _shutdown_timeout() -> list[str]:
+    """torchrun's --shutdown-timeout where this torch has it (it is recent); else its default."""
+    from torch.distributed.run import get_args_parser
+
+    known = any("--shutdown-timeout" in a.option_strings for a in get_args_parser()._actions)
+    return [f"--shutdown-timeout={SHUTDOWN_TIMEOUT_S}"] if known else []
 
 
 def _slurm_tasks(environ) -> int:
