@@ -66,6 +66,10 @@ eval)
     for log in test val real; do tail -n 6 "$runs/$name.$log.log"; done
   done
   logs
+  # The GPU-only tests of this change: the default device under CUDA_VISIBLE_DEVICES, and
+  # the rollouts' CUDA graphs reading value normalisation's statistics in place.
+  python3 -m pytest -q -p no:cacheprovider tests/python/test_devices.py \
+    tests/python/test_train_value_norm.py -k "cuda" 2>&1 | tail -n 5
   ;;
 bench)
   bench="python3 -m batchsim bench train --preset pointnav-depth --warmup 5 --updates 15"
