@@ -240,7 +240,10 @@ def plot_heldout(curves: list, labels: list[str], out: str | Path) -> Path:
             ax.grid(alpha=0.3)
     axes[1][0].legend(loc="lower right", fontsize=7)
     splits = sorted({Path(c["split"]).name for c in data})
-    figure.suptitle(f"held-out ({', '.join(splits)}): " + " vs ".join(labels))
+    episodes = {p["success"].get("episodes") for c in data for p in c["snapshots"]} - {None}
+    counts = f"{', '.join(f'{n:,}' for n in sorted(episodes))} episodes, " if episodes else ""
+    # The legend names the runs: a title listing them overflows with more than two.
+    figure.suptitle(f"held-out: {', '.join(splits)} ({counts}95% CI bands)")
     return _save(figure, plt, Path(out))
 
 
