@@ -173,12 +173,13 @@ def _agreed_signal(stop: StopOnSignals) -> int | None:
     return next((s for s in distributed.gather(stop.signal) if s is not None), None)
 
 
-def check_splits(config: TrainConfig, show_progress: bool = True) -> None:
-    """SceneCheckError listing every scene of the training split (and of val_dataset when
-    validating) that the simulators could not load."""
-    splits = [config.dataset] + ([config.val_dataset] if config.eval_every else [])
-    for split in dict.fromkeys(splits):
-        scene_check.check_scenes(config.load_split(split), show_progress=show_progress)
+def check_splits(config: TrainConfig, show_progress: bool = True, training=None) -> None:
+    """SceneCheckError listing every scene of the training split (`training`, if loaded
+    already) and of val_dataset when validating that the simulators could not load."""
+    training = training or config.load_split(config.dataset)
+    scene_check.check_scenes(training, show_progress=show_progress)
+    if config.eval_every and config.val_dataset != config.dataset:
+        scene_check.check_scenes(config.load_split(config.val_dataset), show_progress=show_progress)
 
 
 def _clear_logs(log_dir: Path) -> None:
@@ -258,9 +259,11 @@ def _train(
     if checkpoint is not None:
         check_compatible(config_of(checkpoint), config, f"checkpoint {path}")
     elapsed = ElapsedClock(started_at, carried_over(checkpoint))
+    # Loaded once for the check and the simulators: 800k episodes take ~30 s to parse.
+    training = config.load_split(config.dataset)
     if check_scenes:
-        check_splits(config, show_progress)
-    trainer = Trainer(config, checkpoint)
+        check_splits(config, show_progress, training)
+    trainer = Trainer(config, checkpoint, training)
     main_rank = trainer.rank == 0
     if main_rank:
         _prepare_log_dir(log_dir, checkpoint)

@@ -13,9 +13,11 @@ from batchsim.train.models import Policy
 from batchsim.train.ppo import PPOSettings
 
 
-def make_envs(config: TrainConfig, device: str | None, num_threads: int) -> tuple[BatchNavEnv, ...]:
-    """The training environments on `device`: the two pipelined halves of
-    make_env_halves, or one BatchNavEnv of num_envs."""
+def make_envs(
+    config: TrainConfig, dataset, device: str | None, num_threads: int
+) -> tuple[BatchNavEnv, ...]:
+    """The training environments over `dataset` (config.dataset, loaded) on `device`: the
+    two pipelined halves of make_env_halves, or one BatchNavEnv of num_envs."""
     per_env = config.num_envs // 2 if config.pipeline else config.num_envs
     options = dict(
         sensors=config.sensors,
@@ -31,7 +33,6 @@ def make_envs(config: TrainConfig, device: str | None, num_threads: int) -> tupl
         sensor_noise=config.sensor_noise(),
         num_threads=num_threads,
     )
-    dataset = config.load_split(config.dataset)
     if config.pipeline:
         return make_env_halves(dataset, config.num_envs, **options)
     return (BatchNavEnv(dataset, config.num_envs, **options),)

@@ -50,14 +50,16 @@ def _half_slices(num_envs: int, pipeline: bool) -> list[slice]:
 
 
 class Trainer:
-    def __init__(self, config: TrainConfig, checkpoint: dict | None = None):
+    def __init__(self, config: TrainConfig, checkpoint: dict | None = None, training=None):
+        """`training`: config.dataset already loaded (a PointNavDataset), else loaded here."""
         config.validate()
         self.config = config
         self.rank, self.world = distributed.rank_and_world(config.device)
         torch.manual_seed(config.seed + self.rank)
         self.halves = _half_slices(config.num_envs, config.pipeline)
         self.sim_threads = config.num_threads or cpus.default_threads().threads
-        self.envs = make_envs(config, self._device(), self.sim_threads)
+        training = training or config.load_split(config.dataset)
+        self.envs = make_envs(config, training, self._device(), self.sim_threads)
         self.device = self.envs[0].device
         self.policy = build_policy(config).to(self.device)
         if self.device.type == "cuda":  # NHWC convolutions: RESULTS.md, "the learner"
