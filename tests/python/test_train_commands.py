@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+import launched
+
 torch = pytest.importorskip("torch")
 
 from batchsim.cli import main  # noqa: E402
@@ -149,9 +151,9 @@ def _two_nodes(node_dirs: list[Path], train, total_frames: int, resume: bool, po
         for process in processes:
             out, err = process.communicate(timeout=300)
             results.append((process.returncode, out.decode(), err.decode()))
-    finally:  # a hung rendezvous must not outlive the test
+    finally:  # a hung rendezvous must not outlive the test, nor leave its ranks behind
         for process in processes:
-            process.kill()
+            launched.stop(process)
     return results
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import launched
+
 torch = pytest.importorskip("torch")
 
 from batchsim.train import cpus, launch  # noqa: E402
@@ -208,7 +210,7 @@ def _train(tmp_path: Path, split, gpus: int, total_frames: int, resume: bool = F
     command += [f"total_frames={total_frames}"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     env.pop("WORLD_SIZE", None)
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    return launched.run(command, env, timeout=600)
 
 
 def _rows(tmp_path: Path) -> list[dict]:
