@@ -65,7 +65,7 @@ def test_mix_fills_with_the_other_kind_when_one_runs_out():
 
 def test_procgen_scenes_keep_most_episodes_indoors(procgen_dataset):
     out, manifest = procgen_dataset
-    assert GENERATOR_VERSION == 8
+    assert GENERATOR_VERSION >= 8  # v8's mix; v9 changed only the scene files' format
     share = manifest["config"]["outdoor_episode_share"]
     assert share == DatasetConfig().outdoor_episode_share == 0.1
     for split in ("train", "val", "test"):

@@ -121,8 +121,23 @@ def test_busy_cores_count_other_programs_not_this_job():
     finally:
         spinner.kill()
         spinner.wait()
-    assert seen > 0.7  # the spinner owns core 0 (the rest: other load, scheduler noise)
-    assert excluded < seen - 0.6  # this job's own processes are not another program's load
+    assert seen > 0.7  # the spinner owns core 0, whatever else runs there
+    # Excluded, its share leaves core 0: at least 0.3 of a core even when other work on the
+    # machine takes half of core 0 from it (seen with 4 builds on the 2-core VM: 0.48).
+    assert excluded < seen - 0.3
+
+
+def test_busy_cores_subtract_the_excluded_processes_ticks(monkeypatch):
+    """The arithmetic on fake counters: 2 cores' busy ticks less this job's, per second."""
+    hz = os.sysconf("SC_CLK_TCK")
+    cpu_ticks = iter([1000, 1000 + 2 * hz])  # both cores busy for one second
+    job_ticks = iter([50, 50 + hz // 2])  # this job used half a core of it
+    monkeypatch.setattr(cpus, "_cpu_busy_ticks", lambda cores: next(cpu_ticks))
+    monkeypatch.setattr(cpus, "_process_ticks", lambda pids: next(job_ticks))
+    monkeypatch.setattr(cpus.time, "sleep", lambda s: None)
+    clock = iter([10.0, 11.0])
+    monkeypatch.setattr(cpus.time, "monotonic", lambda: next(clock))
+    assert cpus.busy_cores([0, 1], seconds=1.0, exclude=[123]) == pytest.approx(1.5, abs=0.02)
 
 
 def test_busy_cores_warn_with_the_numbers():
