@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Issue 38 on one 4-GPU node with the defaults: training frames/s on 4 GPUs against 1 and
+# two runs at once (bench), then the 15-minute `batchsim train --preset pointnav-depth` with
+# no thread or GPU arguments and its held-out curve; in phases that fit the device tool's
+# 10-minute calls (the training goes on between calls). Logs go to OUTDIR.
+#   bash scripts/gpu-scaling.sh setup OUTDIR     the 1,000-scene dataset, then the benches
+#   bash scripts/gpu-scaling.sh train OUTDIR     starts the 15-minute run (detached)
+#   bash scripts/gpu-scaling.sh wait OUTDIR [S]  until it ends, at most S seconds (570)
+#   bash scripts/gpu-scaling.sh eval OUTDIR      test curve, val and the real building
+set -uo pipefail
+phase=${1:?usage: gpu-scaling.sh setup|train|wait|eval OUTDIR}
+out=${2:?usage: gpu-scaling.sh PHASE OUTDIR}
+root=${ROOT:-/tmp/scaling}
+data=$root/d1k run=$root/runs/default
+mkdir -p "$out" "$root/runs"
+cd "$(dirname "$0")/.."
+logs() { tar -C "$root" -czf "$out/logs.tgz" --exclude='*.pt' --exclude='events.out*' runs; }
+
+case $phase in
+setup)
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc
+  time python3 -m batchsim procgen --out "$data" --num-scenes 1000 --seed 0 --no-glb
+  bench="python3 -m batchsim bench train --preset pointnav-depth --warmup 5 --updates 15"
+  bench+=" dataset=$data/pointnav/train"
+  $bench --out "$out/bench_4gpu.json" > "$out/bench_4gpu.log" 2>&1
+  $bench --gpus 1 --out "$out/bench_1gpu.json" > "$out/bench_1gpu.log" 2>&1
+  $bench --out "$out/bench_pair_a.json" > "$out/bench_pair_a.log" 2>&1 &
+  $bench --out "$out/bench_pair_b.json" > "$out/bench_pair_b.log" 2>&1
+  wait
+  for name in 4gpu 1gpu pair_a pair_b; do
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r['ranks'], \
+r['sim_threads_per_rank'], round(r['frames_per_s_median']))" "$out/bench_$name.json" "$name"
+  done
+  ;;
+train)
+  # total_frames: the cosine ends near 15 minutes at ~1.5M frames/s.
+  setsid nohup python3 -m batchsim train --preset pointnav-depth --quiet --time-limit 885 \
+    "dataset=$data/pointnav/train" "val_dataset=$data/pointnav/val" total_frames=1300000000 \
+    snapshot_every_s=60 checkpoint_every=0 "log_dir=$run" > "$root/runs/default.train.log" 2>&1 \
+    < /dev/null &
+  sleep 60; cat "$root/runs/default.train.log"; tail -n 2 "$run/metrics.csv"
+  ;;
+wait)
+  limit=${3:-570}; waited=0
+  while pgrep -f "batchsim train --preset pointnav-depth --quiet" > /dev/null \
+    && ((waited < limit)); do
+    sleep 30; waited=$((waited + 30))
+  done
+  tail -n 3 "$root/runs/default.train.log"; tail -n 1 "$run/metrics.csv"; logs
+  ;;
+eval)
+  python3 -m batchsim eval --snapshots "$run" --split "$data/pointnav/test" \
+    --episodes-per-scene 10 --envs 1000 --no-progress --json "$run/test_curve.json"
+  python3 -m batchsim eval --checkpoint "$run" --split "$data/pointnav/val" \
+    --episodes-per-scene 10 --envs 1000 --no-progress --json "$run/val1k.json"
+  python3 -m batchsim zero-shot --checkpoint "$run" --out "$run/zero-shot" --envs 1000 \
+    --no-progress
+  logs
+  ;;
+*)
+  echo "unknown phase $phase" >&2; exit 2
+  ;;
+esac
