@@ -37,7 +37,9 @@ def write_atomically(path: str | os.PathLike, write: Callable[[BinaryIO], None])
     except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            raise FileIoError(f"{path}: cannot write: {exc}") from exc
+            raise FileIoError(
+                f"{path}: cannot write: {exc} (the previous {path.name}, if any, is unchanged)"
+            ) from exc
         raise
 
 

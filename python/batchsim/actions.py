@@ -1,5 +1,8 @@
-"""The checks of actions at the Python boundary. Host actions (any integer array, list or CPU
-tensor of shape [N]) become the int32 [N] array the C++ core copies (:func:`check_actions`).
+"""The checks of actions and reset masks at the Python boundary. Host actions (any integer
+array, list or CPU tensor of shape [N]) become the int32 [N] array the C++ core copies
+(:func:`check_actions`); a reset mask becomes a bool [N] array (:func:`check_mask`), with
+no string or float read as a truth value. A numpy masked array is refused: converting it
+would drop its mask, acting on the values it hides.
 A CUDA tensor is checked by its metadata alone and copied into pinned memory on its stream
 (:class:`PinnedActions`); the C++ step reads and checks its values once that copy is done,
 so the caller never waits for the GPU. Errors name what was expected and what was given,
@@ -21,17 +24,52 @@ _EXPECTED_VALUES += f" or {len(ACTIONS) - 1} ({ACTIONS[-1]})"
 _DEVICE_DTYPES = ("int8", "uint8", "int16", "int32", "int64")
 
 
-def _as_array(actions, num_envs: int) -> np.ndarray:
+def _host_array(values, name: str, expected: str) -> np.ndarray:
+    """`values` (array-like or torch tensor) as a numpy array of numbers or bools."""
     torch = sys.modules.get("torch")
-    if torch is not None and isinstance(actions, torch.Tensor):
-        return actions.detach().cpu().numpy()
-    array = None if isinstance(actions, str | bytes) else np.asarray(actions)
-    if array is None or array.dtype.kind not in "iufb":
+    if torch is not None and isinstance(values, torch.Tensor):
+        return values.detach().cpu().numpy()
+    if isinstance(values, np.ma.MaskedArray):
         raise ValueError(
-            f"actions: expected an integer array of shape [{num_envs}], "
-            f"got {type(actions).__name__}"
+            f"{name}: expected {expected}, got a numpy masked array (its mask would be "
+            "ignored: fill the hidden entries first, e.g. array.filled(...))"
         )
+    array = None if isinstance(values, str | bytes) else np.asarray(values)
+    if array is None or array.dtype.kind not in "iufb":
+        raise ValueError(f"{name}: expected {expected}, got {_described(values, array)}")
     return array
+
+
+_KINDS = {"U": "strings", "S": "bytes", "O": "objects", "c": "complex numbers"}
+
+
+def _described(values, array: np.ndarray | None) -> str:
+    """What was given, in words: "str", "list of strings", "float64 values"."""
+    if array is None or (array.ndim == 0 and not isinstance(values, np.ndarray)):
+        return type(values).__name__
+    if isinstance(values, np.ndarray):
+        return f"{array.dtype} values"
+    return f"{type(values).__name__} of {_KINDS.get(array.dtype.kind, str(array.dtype))}"
+
+
+def _as_array(actions, num_envs: int) -> np.ndarray:
+    return _host_array(actions, "actions", f"an integer array of shape [{num_envs}]")
+
+
+def check_mask(mask, num_envs: int, name: str = "mask") -> np.ndarray:
+    """``mask`` as bool [num_envs]: bools, or integers 0 and 1; ValueError otherwise (a
+    string such as "no" is not read as True)."""
+    expected = f"bool [{num_envs}] (True/False, or 0 and 1)"
+    array = _host_array(mask, name, expected)
+    if array.shape != (num_envs,):
+        raise ValueError(f"{name}: expected {expected}, got shape {list(array.shape)}")
+    if array.dtype.kind == "f":
+        raise ValueError(f"{name}: expected {expected}, got {_described(mask, array)}")
+    bad = ~np.isin(array, (0, 1))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}[{i}] is {array[i]}; expected {expected}")
+    return np.ascontiguousarray(array, dtype=bool)
 
 
 def check_actions(actions, num_envs: int) -> np.ndarray:

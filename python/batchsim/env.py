@@ -67,7 +67,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from batchsim._numpy_env import parse_array_mode, to_numpy
-from batchsim.actions import ACTIONS
+from batchsim.actions import ACTIONS, check_mask
 from batchsim.datasets import PointNavDataset
 from batchsim.options import RenderOptions
 from batchsim.sensor_noise import SensorNoise, SensorRandomizer
@@ -176,7 +176,11 @@ class BatchNavEnv(gym.vector.VectorEnv):
             fields.setdefault("final_views", mode == AutoresetMode.SAME_STEP)
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         self.render_mode = render_mode
-        self.sim = Simulator(dataset, num_envs, autoreset=mode.name.lower(), **fields)
+        if fields.get("config") is not None:  # the env's autoreset_mode decides, not config's
+            fields["config"] = fields["config"].replace(autoreset=mode.name.lower())
+        else:
+            fields["autoreset"] = mode.name.lower()
+        self.sim = Simulator(dataset, num_envs, **fields)
         self.num_envs = self.sim.num_envs
         self.device = torch.device(self.sim.device)
         self._closed_env = False
@@ -260,14 +264,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
         return to_numpy(results) if self.array == "numpy" else results
 
     def _mask(self, mask) -> np.ndarray:
-        if isinstance(mask, torch.Tensor):
-            mask = mask.detach().cpu().numpy()
-        mask = np.asarray(mask)
-        if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
-            raise ValueError(
-                f"reset_mask: expected bool [{self.num_envs}], got {mask.dtype} {list(mask.shape)}"
-            )
-        return mask
+        return check_mask(mask, self.num_envs, "reset_mask")
 
     @property
     def max_episode_geodesic(self) -> float:

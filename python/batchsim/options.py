@@ -2,7 +2,9 @@
 ``RenderOptions`` are C++ value types (``sim/config.hpp``, ``env/simulator.hpp``): their
 defaults and checks live in C++ only. This module turns keyword arguments into them, so
 that ``batchsim.BatchSim``, ``batchsim.Simulator`` and ``batchsim.BatchNavEnv`` accept the
-same field names without repeating a default.
+same field names without repeating a default. Every field is set through a check of its type
+and C++ range (batchsim._value_fields), which names the field; a field given both in a
+config object and as a keyword is refused rather than one silently winning.
 
 >>> SimConfig(num_envs=64, mode="eval").replace(seed=3)
 >>> simulator_configs(num_envs=64, sensors=("depth", "rgb"), resolution=128, backend="compute")
@@ -15,12 +17,15 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from batchsim import _core
+from batchsim._value_fields import guard_fields
 from batchsim.errors import InvalidArgumentError
 
 SimConfig = _core.SimConfig
 TaskConfig = _core.TaskConfig
 RenderOptions = _core.RenderOptions
 RendererConfig = _core.RendererConfig
+for _type in (TaskConfig, SimConfig, RenderOptions, RendererConfig):
+    guard_fields(_type, _type.field_names)
 
 SENSORS = ("depth", "rgb")
 MAX_RESOLUTION = 4096  # render/batch_renderer.cpp's validate() enforces it too
@@ -34,9 +39,23 @@ class SimulatorConfigs(NamedTuple):
 
 
 def sim_config(config: SimConfig | None = None, **fields: Any) -> SimConfig:
-    """``config`` (SimConfig's defaults when None) with ``fields`` changed; TypeError names
-    a field SimConfig lacks, InvalidArgumentError a bad value."""
+    """``config`` (SimConfig's defaults when None) with ``fields`` set; TypeError names a
+    field SimConfig lacks, InvalidArgumentError a bad value or a field given both in
+    ``config`` and as a keyword."""
+    _refuse_both(config, "config", fields)
     return (config if config is not None else SimConfig()).replace(**fields)
+
+
+def _refuse_both(given, argument: str, fields: dict[str, Any]) -> None:
+    """InvalidArgumentError when ``given`` (a config object, None: none) and ``fields`` both
+    set a field: which one should win is a guess, so neither does."""
+    if given is None or not fields:
+        return
+    name = sorted(fields)[0]
+    raise InvalidArgumentError(
+        f"{name}: given both as a keyword ({fields[name]!r}) and by {argument}= "
+        f"({type(given).__name__}); set each field once, in {argument}= or as a keyword"
+    )
 
 
 def render_options(
@@ -48,7 +67,10 @@ def render_options(
 ) -> RenderOptions:
     """``options`` (RenderOptions' defaults when None) with ``fields`` changed. Shorthands:
     ``sensors``, a non-empty subset of ("depth", "rgb"), sets depth and rgb; ``resolution``,
-    (height, width) or one int, sets height and width."""
+    (height, width) or one int, sets height and width. A field given both in ``options`` and
+    as a keyword raises InvalidArgumentError."""
+    shorthands = {"sensors": sensors, "resolution": resolution}
+    _refuse_both(options, "render", fields | {k: v for k, v in shorthands.items() if v is not None})
     if sensors is not None:
         chosen = check_sensors(sensors)
         fields |= {"depth": "depth" in chosen, "rgb": "rgb" in chosen}

@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from batchsim import _core
+from batchsim._value_fields import check_integer, guard_fields
 from batchsim.errors import InvalidArgumentError
 
 NavMesh = _core.NavMesh
@@ -42,6 +43,7 @@ NAVMESH_SETTING_NAMES = (
     "filter_ledge_spans",
     "filter_walkable_low_height_spans",
 )
+guard_fields(NavMeshSettings, NAVMESH_SETTING_NAMES)
 
 
 def navmesh_settings(**overrides: Any) -> NavMeshSettings:
@@ -118,8 +120,7 @@ def import_scene(
         raise InvalidArgumentError(f"up must be 'y' or 'z', got {up!r}")
     if axes is not None and up != "y":
         raise InvalidArgumentError("give either up or axes, not both")
-    if chunk_triangles < 1:
-        raise InvalidArgumentError(f"chunk_triangles must be >= 1, got {chunk_triangles}")
+    check_integer("chunk_triangles", chunk_triangles, 1, 2**32 - 1)  # a C++ uint32
     if not texture_budget_mib > 0 or texture_budget_mib * MIB >= 2**64:
         raise InvalidArgumentError(
             f"texture_budget_mib must be a positive number of MiB, got {texture_budget_mib!r}"

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from batchsim import _core
-from batchsim.actions import check_actions
+from batchsim._value_fields import check_seed
+from batchsim.actions import check_actions, check_mask
 from batchsim.datasets import EpisodeTable, PointNavDataset, episode_table
 from batchsim.errors import InvalidArgumentError
 from batchsim.options import SimConfig, TaskConfig, sim_config
@@ -197,11 +198,11 @@ class BatchSim(SimOutputFields):
 
     def reset(self, seed: int | None = None) -> None:
         """Starts an episode in every environment; a seed reseeds them first."""
-        self._core.reset(seed)
+        self._core.reset(check_seed(seed))
 
     def reset_envs(self, mask) -> None:
         """Starts a new episode in the environments where mask ([N] bool) is True."""
-        self._core.reset_envs(np.asarray(mask, dtype=bool))
+        self._core.reset_envs(check_mask(mask, self.num_envs))
 
     def step(self, actions=None) -> None:
         """Advances every environment: by ``actions`` ([N] integers) or by ``outputs.actions``."""

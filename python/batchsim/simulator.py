@@ -50,7 +50,8 @@ import numpy as np
 
 from batchsim import _core
 from batchsim._streams import consumer_stream
-from batchsim.actions import PinnedActions, check_actions, is_cuda_tensor
+from batchsim._value_fields import check_seed
+from batchsim.actions import PinnedActions, check_actions, check_mask, is_cuda_tensor
 from batchsim.datasets import PointNavDataset, episode_table
 from batchsim.errors import InvalidArgumentError
 from batchsim.options import (
@@ -82,6 +83,22 @@ def make_context(device: str | None) -> _core.Context:
     )
 
 
+def context_for(device: str | None, context: _core.Context | None) -> _core.Context:
+    """``context`` if given, else make_context(device); InvalidArgumentError when both are
+    given and the context's tensors live elsewhere than ``device`` says."""
+    if context is None:
+        return make_context(device)
+    if device is not None:
+        wanted = str(device)
+        wanted = "cuda:0" if wanted == "cuda" else wanted
+        if wanted != context.torch_device:
+            raise InvalidArgumentError(
+                f"device: {device!r} conflicts with the context given, whose tensors are on "
+                f"{context.torch_device!r}; pass one of device= and context="
+            )
+    return context
+
+
 class Simulator(SimOutputFields):
     """N PointNav environments stepped and rendered together.
 
@@ -93,7 +110,8 @@ class Simulator(SimOutputFields):
     ``batchsim doctor`` names it; both give the same images), ``final_views``,
     ``double_buffer``.
     device: "cpu", "cuda:N" or None (see :func:`make_context`); or pass a ``context`` to
-    share one between simulators.
+    share one between simulators. A field given both in ``config``/``render`` and as a
+    keyword, or a ``device`` other than the context's, raises InvalidArgumentError.
     """
 
     def __init__(
@@ -111,7 +129,7 @@ class Simulator(SimOutputFields):
             fields["num_envs"] = num_envs
         configs = simulator_configs(config, render, **fields)
         table = episode_table(dataset)
-        self.context = context if context is not None else make_context(device)
+        self.context = context_for(device, context)
         self._core = _core.Simulator(self.context, *configs, table.episode_set())
         self.render_options = configs.render
         self.sim = BatchSim.of(self._core.sim, table)
@@ -244,11 +262,11 @@ class Simulator(SimOutputFields):
 
     def reset(self, seed: int | None = None, stream: int | None = None) -> None:
         """Starts an episode in every environment (a seed reseeds them first) and renders."""
-        self._core.reset(seed, self._stream(stream))
+        self._core.reset(check_seed(seed), self._stream(stream))
 
     def reset_envs(self, mask, stream: int | None = None) -> None:
         """Starts a new episode where mask ([N] bool) is True, then renders every view."""
-        self._core.reset_envs(np.asarray(mask, dtype=bool), self._stream(stream))
+        self._core.reset_envs(check_mask(mask, self.num_envs), self._stream(stream))
 
     def step(self, actions=None, stream: int | None = None) -> None:
         """Advances every environment by ``actions`` (or ``outputs.actions``) and renders."""

@@ -100,4 +100,6 @@ def test_episodes_per_scene_runs_the_first_k_of_each_scene(three_scene_split, ru
     args += ["--agents", "forward", "--envs", "2", "--device", "cpu", "--no-progress"]
     assert main([*args, "--episodes-per-scene", "2", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["forward"]["success"]["episodes"] == len(expected)
-    assert main([*args, "--episodes-per-scene", "-1"]) == 2
+    with pytest.raises(SystemExit) as exited:  # refused by argparse, status 2
+        main([*args, "--episodes-per-scene", "-1"])
+    assert exited.value.code == 2

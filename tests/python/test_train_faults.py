@@ -1,6 +1,6 @@
 """No lost training: `python -m batchsim train` killed with SIGKILL at random moments (during
 rollouts, updates and checkpoint writes, and at random times) always leaves a checkpoint
-that loads, each --resume continues from it, and the run that ends after all the kills
+that loads, each --resume-or-start continues from it, and the run that ends after all the kills
 holds bit for bit the weights, optimiser and counters of a run never killed. SIGINT and
 SIGTERM stop after the current update with a checkpoint and the resume command; a second
 signal ends the process at once.
@@ -155,7 +155,8 @@ def test_sigkill_at_random_moments_never_loses_the_run(split, tmp_path):
     updates = max(12, KILLS)  # more than the kills move on: one update or none each
     reference = launch([*DEMO, *overrides(split, tmp_path / "reference", updates)])
     log_dir = tmp_path / "killed"
-    args = [*DEMO, "--resume", *overrides(split, log_dir, updates)]
+    # The first launch has no checkpoint yet, nor has any killed before its first one.
+    args = [*DEMO, "--resume-or-start", *overrides(split, log_dir, updates)]
     rng = random.Random(23)
     made, survived, before, kinds = 0, 0, 0, collections.Counter()
     for _ in range(KILLS):
@@ -164,7 +165,7 @@ def test_sigkill_at_random_moments_never_loses_the_run(split, tmp_path):
         how, lines = kill_once(rng, args)
         made, kinds[how] = made + 1, kinds[how] + 1
         started_at = first_rollout(lines)
-        # --resume continued from the last checkpoint (when it got as far as a rollout)
+        # it continued from the last checkpoint (when it got as far as a rollout)
         assert started_at in (None, before + 1), (how, started_at, before)
         now = checkpoint_updates(log_dir)  # loads, or raises
         assert now >= before

@@ -69,7 +69,7 @@ def test_config_presets_files_and_overrides(tmp_path):
     assert config.rollout_steps == 16 and config.sensors == ("rgb",)
     with pytest.raises(ValueError, match="preset: expected one of"):
         make_config("huge")
-    with pytest.raises(ValueError, match="override: expected field=value"):
+    with pytest.raises(ValueError, match="'speed' is not a TrainConfig field"):
         make_config(overrides=["speed=11"])
     with pytest.raises(ValueError, match="encoder: expected one of"):
         make_config(overrides=["encoder=vit"])
@@ -80,7 +80,7 @@ def test_config_presets_files_and_overrides(tmp_path):
     with pytest.raises(ValueError, match=r"cpca_coef: expected > 0 with cpca_steps, got 0\.0"):
         make_config(overrides=["cpca_steps=8", "cpca_coef=0"])
     file.write_text('{"colour": 1}')
-    with pytest.raises(ValueError, match="unknown fields"):
+    with pytest.raises(ValueError, match="'colour' is not a TrainConfig field"):
         make_config(file=file)
 
 
@@ -174,5 +174,5 @@ def test_lamb_steps_its_plain_group_at_the_unscaled_rate(split, plain_lr):
     assert trust["lr"] == pytest.approx(scaled / 4) == pytest.approx(stats["lr"])
     assert plain["lr"] == pytest.approx((plain_lr or 1e-4) / 4)
     trainer.close()
-    with pytest.raises(ValueError, match=r"plain_lr: expected None or > 0, got -1\.0"):
+    with pytest.raises(ValueError, match=r"plain_lr: expected None or a finite number > 0, got -1"):
         make_config("demo", overrides=["plain_lr=-1"])

@@ -47,5 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and hasattr(args, "overrides") and not any(w.startswith("-") for w in extra):
+        # KEY=VALUE words after an option (train a=1 --quiet b=2): argparse takes the first
+        # run of positionals only; the rest are overrides too, in order.
+        args.overrides = [*args.overrides, *extra]
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return report_errors(args.command, args.handler, args, (Error, OSError))

@@ -27,6 +27,28 @@ def report_errors(
         return 2
 
 
+def number_in(low: float, high: float | None = None, kind: type = int) -> Callable[[str], float]:
+    """An argparse type: a `kind` (int or float) in [low, high]; argparse reports anything
+    else as "argument --x: expected ..., got ...", not a traceback from deeper down."""
+    expected = f"{'an integer' if kind is int else 'a number'} >= {low}"
+    expected += f" and <= {high}" if high is not None else ""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        if not (value >= low and (high is None or value <= high)):  # NaN fails too
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    parse.__name__ = "integer" if kind is int else "number"  # argparse's name for it
+    return parse
+
+
+SEED = number_in(0, 2**64 - 1)  # the simulators' seeds are 64-bit unsigned
+
+
 def add_policy_arguments(cmd: argparse.ArgumentParser, several_splits: bool = False) -> None:
     """--checkpoint and --split: the policy to run and the episodes to run it on; with
     several_splits, --split takes one or more paths and may repeat (a list, in order)."""
@@ -72,7 +94,7 @@ def eval_config(config, scenes_dir=None, episodes_per_scene: int = 0):
 def add_episodes_per_scene(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument(
         "--episodes-per-scene",
-        type=int,
+        type=number_in(0),
         default=0,
         metavar="K",
         help="run only the first K episodes of each scene of a split, in its order (0: all; "
@@ -82,7 +104,7 @@ def add_episodes_per_scene(cmd: argparse.ArgumentParser) -> None:
 
 def add_device_and_seed(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--device", help="cpu, cuda or cuda:N (default: batchsim's choice)")
-    cmd.add_argument("--seed", type=int, default=0, help="seeds the simulator and the agent")
+    cmd.add_argument("--seed", type=SEED, default=0, help="seeds the simulator and the agent")
 
 
 def load_policy_and_split(checkpoint: str | None, split: str | None, default_split=None):

@@ -243,7 +243,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         help="with --snapshots: report the frames and minutes at which the mean SPL and "
         "success first reach VALUE (default 0.75)",
     )
-    cmd.add_argument("--envs", type=int, default=32, help="environments stepped together")
+    cmd.add_argument(
+        "--envs", type=_common.number_in(1), default=32, help="environments stepped together"
+    )
     _common.add_scenes_dir(cmd)
     _common.add_device_and_seed(cmd)
     cmd.add_argument(

@@ -14,6 +14,7 @@ import sys
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
+    from batchsim.cli._common import number_in
     from batchsim.train.presets import PRESETS
 
     cmd = commands.add_parser(
@@ -27,16 +28,26 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--quiet", action="store_true", help="no progress bar")
     cmd.add_argument(
         "--gpus",
-        type=int,
+        type=number_in(0),
         metavar="N",
         help="train on N GPUs, one process each (sets num_gpus; default: every visible GPU)",
     )
-    cmd.add_argument(
-        "--resume", action="store_true", help="continue from LOG_DIR/checkpoint.pt if present"
+    resume = cmd.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue from LOG_DIR/checkpoint.pt; an error if there is none (a mistyped "
+        "log_dir must not start a new run)",
+    )
+    resume.add_argument(
+        "--resume-or-start",
+        action="store_true",
+        help="continue from LOG_DIR/checkpoint.pt if there is one, else start a new run (for "
+        "jobs that may be restarted: preemption, Slurm requeue)",
     )
     cmd.add_argument(
         "--time-limit",
-        type=float,
+        type=number_in(0, kind=float),
         metavar="SECONDS",
         help="stop after the first update that ends past this many seconds since the command "
         "started (start-up included), with a checkpoint to --resume from (for machines lent "
@@ -47,6 +58,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="do not check every scene of the splits before training (see docs/datasets.md)",
     )
+    # Options may come between the overrides too: batchsim.cli.main adds the ones after.
     cmd.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
     cmd.set_defaults(handler=_train)
 
@@ -69,7 +81,7 @@ def _train(args: argparse.Namespace) -> int:
     trainer = train(
         config,
         show_progress=not args.quiet,
-        resume=args.resume,
+        resume=resume_mode(args),
         time_limit_s=args.time_limit,
         second_signal="exit",
         check_scenes=not args.skip_scene_check,
@@ -120,7 +132,14 @@ def command_words(args: argparse.Namespace) -> list[str]:
         words.append("--skip-scene-check")
     if args.resume:
         words.append("--resume")
+    if args.resume_or_start:
+        words.append("--resume-or-start")
     return [*words, *args.overrides]
+
+
+def resume_mode(args: argparse.Namespace) -> bool | str:
+    """train()'s resume: True (a checkpoint must exist), "if_present" or False."""
+    return "if_present" if args.resume_or_start else args.resume
 
 
 def resume_command(args: argparse.Namespace) -> str:
@@ -128,7 +147,7 @@ def resume_command(args: argparse.Namespace) -> str:
     was (`python -m batchsim` or the `batchsim` script) from this folder."""
     as_module = sys.argv[0].endswith("__main__.py")
     words = [sys.executable, "-m", "batchsim"] if as_module else ["batchsim"]
-    resumed = argparse.Namespace(**{**vars(args), "resume": True})
+    resumed = argparse.Namespace(**{**vars(args), "resume": True, "resume_or_start": False})
     return (
         f"cd {shlex.quote(os.getcwd())} && {shlex.join([*words, 'train', *command_words(resumed)])}"
     )

@@ -13,6 +13,7 @@ from batchsim import _core
 from batchsim.datasets.episode import PointNavEpisode
 from batchsim.datasets.pointnav import PointNavDataset, load_pointnav
 from batchsim.datasets.scenes import simulator_scene_file
+from batchsim.errors import FormatError
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,16 @@ class EpisodeTable:
 
 def episode_table(dataset: PointNavDataset | str | os.PathLike) -> EpisodeTable:
     """The table of a PointNavDataset, or of a split path for load_pointnav; MissingFileError
-    where a scene has no packed file."""
+    where a scene has no packed file, FormatError for a dataset without episodes."""
     if not isinstance(dataset, PointNavDataset):
         dataset = load_pointnav(dataset)
     episodes = list(dataset)
+    if not episodes:
+        raise FormatError(
+            f"{dataset.path or 'the dataset'}: no episodes, and a simulator needs at least one "
+            "(an empty split file, an empty content/ folder, or content_scenes matching no "
+            "scene)"
+        )
     scene_ids = list(dict.fromkeys(e.scene_id for e in episodes))
     paths = [simulator_scene_file(dataset, s) for s in scene_ids]
     return EpisodeTable(dataset, episodes, scene_ids, paths)

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import math
 
+from batchsim._value_fields import check_integer
 from batchsim.errors import InvalidArgumentError
 from batchsim.scenes import (
     DEFAULT_TEXTURE_BUDGET_MIB,
@@ -43,8 +44,7 @@ class ImportSettings:
             raise InvalidArgumentError(f"up must be 'y' or 'z', got {self.up!r}")
         if not (math.isfinite(self.scale) and self.scale > 0):
             raise InvalidArgumentError(f"scale must be finite and > 0, got {self.scale}")
-        if self.chunk_triangles < 1:
-            raise InvalidArgumentError(f"chunk_triangles must be >= 1, got {self.chunk_triangles}")
+        check_integer("chunk_triangles", self.chunk_triangles, 1, 2**32 - 1)  # a C++ uint32
         if not (math.isfinite(self.texture_budget_mib) and self.texture_budget_mib > 0):
             raise InvalidArgumentError(
                 f"texture_budget_mib must be finite and > 0, got {self.texture_budget_mib}"

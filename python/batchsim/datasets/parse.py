@@ -64,9 +64,15 @@ def _type_name(value: Any) -> str:
 def _number(value: Any, where: _Where, field: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise where.error(field, f"expected a number, got {_type_name(value)} {value!r}")
-    if not math.isfinite(value):
+    try:
+        number = float(value)  # an int of 309 digits or more overflows
+    except OverflowError:
+        raise where.error(
+            field, f"expected a finite number, got an integer of {len(str(abs(value)))} digits"
+        ) from None
+    if not math.isfinite(number):
         raise where.error(field, f"expected a finite number, got {value!r}")
-    return float(value)
+    return number
 
 
 def _vector(value: Any, length: int, where: _Where, field: str) -> tuple[float, ...]:

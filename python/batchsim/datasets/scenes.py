@@ -43,8 +43,9 @@ def _candidate_models(dataset: PointNavDataset, scene_id: str) -> list[Path]:
     """Where scene_id's model may be: Habitat's resolution, then batchsim's dataset layout
     (<root>/pointnav/<split>/<split>.json.gz beside <root>/scene_datasets/)."""
     models = [dataset.scene_path(scene_id)]
-    if dataset.scenes_dir is None and dataset.path is not None:
-        layout_dir = Path(dataset.path).resolve().parents[2] / "scene_datasets"
+    parents = Path(dataset.path).resolve().parents if dataset.path is not None else ()
+    if dataset.scenes_dir is None and len(parents) > 2:  # a split near / has no such layout
+        layout_dir = parents[2] / "scene_datasets"
         if layout_dir.is_dir():
             models.append(resolve_scene(scene_id, layout_dir))
     return models

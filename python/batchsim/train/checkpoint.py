@@ -1,17 +1,26 @@
 """Checkpoints: everything a run needs to continue exactly (policy, optimizer, counters, the
 random generators, the running episode metrics) plus its config, written atomically: a
-kill at any moment leaves the previous checkpoint loadable."""
+kill at any moment, or a failed write (a full disk), leaves the previous checkpoint loadable.
+
+Checkpoints are read weights-only (torch.load(weights_only=True)): tensors, plain Python
+values and the few types of SAFE_GLOBALS, nothing that names code to run, so a checkpoint
+from elsewhere cannot run code when loaded. What is not a checkpoint (empty, truncated,
+random or malicious) raises FormatError naming the file."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import pathlib
+import pickle
+import re
+import zipfile
 from pathlib import Path
 
 import torch
 
 from batchsim._files import write_atomically
-from batchsim.errors import InvalidArgumentError
+from batchsim.errors import FileIoError, FormatError, InvalidArgumentError, MissingFileError
 from batchsim.train.config import TrainConfig
 from batchsim.train.models import build_policy
 
@@ -33,27 +42,120 @@ POLICY_FIELDS = (
 # Fields whose weight > 0 adds a head (its parameters) to the policy: a checkpoint must
 # have the same heads, whatever their weights.
 HEAD_FIELDS = ("inverse_dynamics_coef", "temporal_distance_coef")
+# Fields that change nothing a resumed run computes (where it logs, evaluates or how many
+# threads step it; a change of processes has its own notice): every other field changed
+# over a resume makes it another run (resume_changes).
+RESUME_NEUTRAL_FIELDS = (
+    "log_dir",
+    "val_dataset",
+    "eval_every",
+    "eval_envs",
+    "eval_episodes_per_scene",
+    "real_buildings",
+    "real_episodes",
+    "snapshot_every_s",
+    "num_threads",
+    "num_gpus",
+    "extra",
+)
+# Types beyond tensors and plain values that a checkpoint may hold: paths (a TrainConfig
+# given pathlib paths, written before config_state() made them strings).
+SAFE_GLOBALS = [pathlib.PosixPath, pathlib.PurePosixPath]
+_UNREADABLE = (
+    pickle.UnpicklingError,
+    RuntimeError,
+    EOFError,
+    ValueError,
+    KeyError,
+    IndexError,
+    TypeError,
+    AttributeError,
+    zipfile.BadZipFile,
+)
+
+
+class ResumeChangeWarning(UserWarning):
+    """A resumed run has settings other than its checkpoint's that change what it computes."""
+
+
+def config_state(config: TrainConfig) -> dict:
+    """The config as a checkpoint stores it: its fields, paths as strings."""
+    state = dataclasses.asdict(config)
+    return {k: os.fspath(v) if isinstance(v, os.PathLike) else v for k, v in state.items()}
 
 
 def write_checkpoint(state: dict, path: str | os.PathLike) -> None:
-    """torch.save to a temporary file in the same folder, fsync, then an atomic rename."""
-    write_atomically(path, lambda f: torch.save(state, f))
+    """torch.save to a temporary file in the same folder, fsync, then an atomic rename;
+    FileIoError naming the path when the write fails (a full disk), the previous file kept."""
+    write_atomically(path, lambda f: _save(state, f))
+
+
+def _save(state: dict, f) -> None:
+    try:
+        torch.save(state, f)
+    except RuntimeError as exc:  # torch's writer reports a failed write (ENOSPC) this way
+        raise OSError(f"torch.save failed, the disk may be full ({_first_line(exc)})") from exc
 
 
 def read_checkpoint(path: str | os.PathLike) -> dict:
-    """A checkpoint written by `batchsim train`; a clear error for anything else."""
+    """A checkpoint written by `batchsim train` (or a snapshot), loaded weights-only;
+    MissingFileError, FileIoError or FormatError naming the file for anything else."""
     path = Path(path)
     if path.is_dir():
         path = path / CHECKPOINT
     if not path.is_file():
-        raise FileNotFoundError(
-            f"checkpoint: expected a file written by batchsim train, got {path}"
-        )
-    state = torch.load(path, map_location="cpu", weights_only=False)
+        raise MissingFileError(f"checkpoint: expected a file written by batchsim train, got {path}")
+    state = _load(path)
     missing = {"config", "policy", "updates"} - set(state if isinstance(state, dict) else {})
     if missing:
-        raise ValueError(f"checkpoint {path}: expected keys {sorted(missing)} are missing")
+        raise FormatError(f"checkpoint {path}: expected keys {sorted(missing)} are missing")
     return state
+
+
+def _load(path: Path):
+    try:
+        with torch.serialization.safe_globals(SAFE_GLOBALS):
+            return torch.load(path, map_location="cpu", weights_only=True)
+    except OSError as exc:
+        raise FileIoError(f"checkpoint {path}: cannot read: {exc}") from None
+    except _UNREADABLE as exc:
+        code = re.search(r"GLOBAL ([\w.]+)", str(exc))
+        if code:
+            raise FormatError(
+                f"checkpoint {path}: refused: it names Python code to run when loaded "
+                f"({code.group(1)}); batchsim loads checkpoints weights-only (tensors and plain "
+                "values), so a file from elsewhere cannot run code"
+            ) from None
+        raise FormatError(
+            f"checkpoint {path}: not a checkpoint batchsim can read (empty, truncated, corrupt "
+            f"or not written by batchsim train): {type(exc).__name__}: {_first_line(exc)}"
+        ) from None
+
+
+def _first_line(exc: BaseException) -> str:
+    """torch's point, without its advice: the weights-only unpickler's own complaint (its
+    message first suggests weights_only=False, which a file from elsewhere must not get),
+    else the first sentence."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    for i, line in enumerate(lines):
+        if "WeightsUnpickler error" in line:
+            words = [line.split("error:", 1)[1].strip(), *lines[i + 1 : i + 2]]
+            return " ".join(w for w in words if w)[:200]
+    if not lines:
+        return "the file ends early" if isinstance(exc, EOFError) else "no message"
+    return lines[0].split(". ")[0][:200]
+
+
+def resume_changes(saved: TrainConfig, wanted: TrainConfig) -> list[str]:
+    """ "field: checkpoint X, now Y" for every field outside POLICY_FIELDS, HEAD_FIELDS
+    (check_compatible refuses those) and RESUME_NEUTRAL_FIELDS that differs."""
+    skipped = {*POLICY_FIELDS, *HEAD_FIELDS, *RESUME_NEUTRAL_FIELDS}
+    return [
+        f"{f.name}: checkpoint {getattr(saved, f.name)!r}, now {getattr(wanted, f.name)!r}"
+        for f in dataclasses.fields(TrainConfig)
+        if f.name not in skipped
+        and _normalised(getattr(saved, f.name)) != _normalised(getattr(wanted, f.name))
+    ]
 
 
 def config_of(state: dict) -> TrainConfig:
@@ -104,6 +206,8 @@ def _head(config: TrainConfig, name: str) -> str:
 
 
 def _normalised(value):
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
     return tuple(value) if isinstance(value, list) else value
 
 

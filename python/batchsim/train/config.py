@@ -1,192 +1,209 @@
 """The trainer's configuration: one dataclass with a docstring per field, and its checks.
-Named presets and overrides from files and the command line: batchsim.train.presets."""
+Each field declares what it takes once, beside it (batchsim.train.fields: the type from the
+annotation, the range or choices from its rule); validate() checks every field that way,
+then what relates fields. Named presets and overrides from files and the command line:
+batchsim.train.presets."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
+from batchsim.errors import InvalidArgumentError
+from batchsim.options import MAX_RESOLUTION, SENSORS
 from batchsim.train.curriculum import check_curriculum
+from batchsim.train.fields import (
+    INT32_MAX,
+    above,
+    at_least,
+    check_fields,
+    checked,
+    matching,
+    one_of,
+    path,
+    some_of,
+    within,
+)
 
 
 @dataclass
 class TrainConfig:
     """Large-batch PPO for PointNav (the paper's recipe by default)."""
 
-    dataset: str = "data/procgen/pointnav/train"
+    dataset: str = checked("data/procgen/pointnav/train", path())
     """Training split: a PointNav-v1 split directory or .json.gz file."""
-    val_dataset: str = "data/procgen/pointnav/val"
+    val_dataset: str = checked("data/procgen/pointnav/val", path())
     """Validation split for `batchsim eval` and the learning curve."""
-    scenes_dir: str | None = None
+    scenes_dir: str | None = checked(None, path())
     """Folder the splits' scene_ids resolve against, as Habitat's SCENES_DIR (a leading
     "data/scene_datasets/" is replaced by it), e.g. OUT of `batchsim import-dataset`; None:
     scene_ids as they are, or batchsim's layout beside the split."""
-    num_envs: int = 1024
+    num_envs: int = checked(1024, at_least(1, INT32_MAX))
     """Environments stepped together (N) by each process."""
-    sensors: tuple[str, ...] = ("depth",)
+    sensors: tuple[str, ...] = checked(("depth",), some_of(*SENSORS))
     """Visual sensors the policy sees: "depth" and/or "rgb"."""
-    resolution: int = 64
+    resolution: int = checked(64, at_least(1, MAX_RESOLUTION))
     """Square views, pixels."""
-    backend: str = "auto"
+    backend: str = checked("auto", one_of("auto", "raster", "compute"))
     """Renderer backend: "raster", "compute" (ray casting) or "auto" (see batchsim doctor)."""
-    device: str | None = None
+    device: str | None = checked(None, matching(r"cpu|cuda(:\d+)?", "'cpu', 'cuda' or 'cuda:N'"))
     """"cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU)."""
-    max_episode_steps: int = 500
+    max_episode_steps: int = checked(500, at_least(1, INT32_MAX - 2))
     """Steps before an episode is truncated (Habitat: 500)."""
-    curriculum_start_m: float | None = None
+    curriculum_start_m: float | None = checked(None, at_least(0, note="0: off"))
     """Curriculum over geodesic distance: train first on episodes of at most this many metres,
     where successes by chance come early, a limit that grows geometrically to the split's
     longest over curriculum_frames (batchsim.train.curriculum). None or 0: off."""
-    curriculum_frames: int = 20_000_000
+    curriculum_frames: int = checked(20_000_000, at_least(1))
     """Frames of all ranks over which the curriculum's limit grows; then it is lifted."""
-    scenes_resident: int = 4
+    scenes_resident: int = checked(4, at_least(1, INT32_MAX))
     """Scenes in memory at once (K) per simulator (each pipelined half has its own)."""
-    steps_per_scene: int = 2000
+    steps_per_scene: int = checked(2000, at_least(1, INT32_MAX))
     """Steps before each scene slot moves on to its next scene (SimConfig.steps_per_scene;
     more than max_episode_steps + 1): the two pipelined halves' 2 K slots load about
     2 K / steps_per_scene new scenes per step of all N environments."""
-    pipeline: bool = True
+    pipeline: bool = checked(True)
     """Two half-batch simulators, one simulating while the policy acts for the other."""
-    num_gpus: int = 0
+    num_gpus: int = checked(0, at_least(0, 65536, note="0: every GPU"))
     """Training processes, one per GPU, started by torch.distributed.run
     (batchsim.train.launch): 0 = every GPU torch can see; without CUDA or with device="cpu",
     1 unless set (then N CPU processes with Gloo). An outer torchrun or Slurm decides instead."""
-    num_threads: int = 0
+    num_threads: int = checked(0, at_least(0, 1024, note="0: from the cores"))
     """Simulation threads per process; 0: the cores this process may run on (its affinity)
     shared among the processes on this node, less cores other programs keep busy
     (batchsim.train.cpus)."""
-    total_frames: int = 50_000_000
+    total_frames: int = checked(50_000_000, at_least(1))
     """Environment steps to train for, over all environments of all processes; the learning
     rate's cosine ends there (batchsim.train.schedule)."""
-    rollout_steps: int = 32
+    rollout_steps: int = checked(32, at_least(1))
     """Steps per rollout (T)."""
-    epochs: int = 1
+    epochs: int = checked(1, at_least(1))
     """PPO epochs per rollout."""
-    minibatches: int = 2
+    minibatches: int = checked(2, at_least(1))
     """Minibatches per epoch (environments split into groups)."""
-    gamma: float = 0.99
+    gamma: float = checked(0.99, within(0, 1))
     """Discount."""
-    gae_lambda: float = 0.95
+    gae_lambda: float = checked(0.95, within(0, 1))
     """GAE's lambda."""
-    clip: float = 0.2
+    clip: float = checked(0.2, above(0))
     """PPO's ratio clip."""
-    value_coef: float = 0.5
+    value_coef: float = checked(0.5, at_least(0))
     """Weight of the value loss."""
-    entropy_coef: float = 0.01
+    entropy_coef: float = checked(0.01, at_least(0))
     """Weight of the entropy bonus (at the start, with entropy_coef_final)."""
-    entropy_coef_final: float | None = None
+    entropy_coef_final: float | None = checked(None, at_least(0))
     """Weight of the entropy bonus at total_frames, reached linearly from entropy_coef over
     the frames trained (batchsim.train.schedule.anneal): much exploration early, a sharper
     policy late. None: entropy_coef throughout."""
-    max_grad_norm: float = 1.0
+    max_grad_norm: float = checked(1.0, above(0))
     """Gradient norm clip."""
-    normalize_advantage: bool = False
+    normalize_advantage: bool = checked(False)
     """Standardise each rollout's advantages (mean 0, std 1) before the policy loss. Off, as
     in Habitat's DD-PPO and bps-nav: standardising blows the early, tiny advantages up to
     unit size, and the policy collapsed onto STOP on generator v6 (benchmarks/RESULTS.md)."""
-    value_normalization: bool = False
+    value_normalization: bool = checked(False)
     """PopArt (batchsim.train.value_norm): the critic learns returns normalised by running
     statistics, its values are de-normalised wherever used (rollout, bootstrap, GAE), and its
     last layer is rescaled when the statistics move so that they do not jump. Returns grow
     from ~0 to 15-20 over training; normalised, the value loss keeps one scale beside the
     policy loss under the clipped gradient norm. False: raw returns."""
-    value_norm_decay: float = 0.99
+    value_norm_decay: float = checked(0.99, within(0, 1, open_=True))
     """Per-update decay of value normalisation's moving averages of the returns' first and
     second moments (0.99: mostly the last ~100 updates)."""
-    optimizer: str = "lamb"
+    optimizer: str = checked("lamb", one_of("lamb", "adam"))
     """"lamb" or "adam"."""
-    base_lr: float = 2.5e-4
+    base_lr: float = checked(2.5e-4, above(0))
     """Learning rate at 256 frames per minibatch; scaled by sqrt(global frames per minibatch /
     256), the minibatch summed over processes (batchsim.train.schedule)."""
-    plain_lr: float | None = None
+    plain_lr: float | None = checked(None, above(0))
     """LAMB only: the rate of the parameters it steps as plain Adam, without the trust ratio
     (biases, scalars, the actor and critic heads); None: base_lr, unscaled. Adam moves each
     element by about the rate, so a 512-wide actor at the scaled 4e-3 shifts its logits by
     ~1 per step and collapses onto STOP within 30 updates (benchmarks/RESULTS.md)."""
-    warmup_frames: int = 6_553_600
+    warmup_frames: int = checked(6_553_600, at_least(0))
     """Linear learning-rate warm-up over this many global frames (50 updates of the GPU
     presets on one GPU); a cosine decay to zero at total_frames follows."""
-    encoder: str = "se_resnet9"
+    encoder: str = checked("se_resnet9", one_of("se_resnet9", "simple_cnn"))
     """"se_resnet9" (SE-ResNet9, Fixup, no normalisation) or "simple_cnn"."""
-    rnn: str = "lstm"
+    rnn: str = checked("lstm", one_of("lstm", "gru"))
     """"lstm" or "gru"."""
-    hidden_size: int = 512
+    hidden_size: int = checked(512, at_least(1))
     """Width of the encoder output and the recurrent core."""
-    rnn_layers: int = 2
+    rnn_layers: int = checked(2, at_least(1))
     """Recurrent layers."""
-    max_depth: float = 10.0
+    max_depth: float = checked(10.0, above(0))
     """Depth is clamped to this many metres, then scaled to [0, 1]."""
-    depth_bins: int = 0
+    depth_bins: int = checked(0, at_least(0, note="0: none"))
     """One-hot depth-bin channels added to the depth channel (0: none)."""
-    cpca_steps: int = 0
+    cpca_steps: int = checked(0, at_least(0, note="0: off"))
     """Horizon k of the CPC|A auxiliary loss (batchsim.train.auxiliary): the recurrent
     core's belief, rolled forward by the actions taken, must recognise the next k steps'
     views. 0: no auxiliary loss."""
-    cpca_coef: float = 0.1
+    cpca_coef: float = checked(0.1, at_least(0))
     """Weight of the CPC|A loss beside the PPO losses."""
-    inverse_dynamics_coef: float = 0.0
+    inverse_dynamics_coef: float = checked(0.0, at_least(0, note="0: off"))
     """Weight of the inverse-dynamics auxiliary loss (batchsim.train.inverse_dynamics): a
     head predicts each action from the visual embeddings before and after it, teaching the
     encoder what moving and turning change in the view. 0: no head."""
-    temporal_distance_coef: float = 0.0
+    temporal_distance_coef: float = checked(0.0, at_least(0, note="0: off"))
     """Weight of the temporal-distance auxiliary loss (batchsim.train.temporal_distance): a
     head regresses the step distance between two views of an episode from them and the
     belief, teaching the recurrent core how long ago it passed what it saw. 0: no head."""
     # Randomisation of the training environments only (evaluation stays noiseless); 0: off.
-    forward_noise: float = 0.0
+    forward_noise: float = checked(0.0, at_least(0))
     """Std dev (m) of Gaussian noise on each forward step (TaskConfig.forward_noise)."""
-    turn_noise: float = 0.0
+    turn_noise: float = checked(0.0, at_least(0))
     """Std dev (degrees) of Gaussian noise on each turn (TaskConfig.turn_noise)."""
-    camera_height_jitter: float = 0.0
+    camera_height_jitter: float = checked(0.0, at_least(0))
     """Camera height drawn per episode in 1.25 m +- this (TaskConfig.camera_height_jitter)."""
-    depth_noise: float = 0.0
+    depth_noise: float = checked(0.0, at_least(0))
     """Multiplicative Gaussian depth noise, std dev (batchsim.SensorNoise)."""
-    depth_edge_dropout: float = 0.0
+    depth_edge_dropout: float = checked(0.0, at_least(0))
     """Probability that a depth-edge pixel reads 0 (batchsim.SensorNoise)."""
-    rgb_jitter: float = 0.0
+    rgb_jitter: float = checked(0.0, at_least(0))
     """Brightness, contrast, saturation factors in 1 +- this per episode (SensorNoise)."""
-    fov_jitter_degrees: float = 0.0
+    fov_jitter_degrees: float = checked(0.0, at_least(0))
     """Horizontal field of view drawn per episode in 90 +- this degrees (SensorNoise)."""
-    precision: str = "bf16"
+    precision: str = checked("bf16", one_of("bf16", "fp16", "fp32"))
     """"bf16", "fp16" or "fp32" (mixed precision on CUDA; the CPU always uses fp32)."""
-    cuda_graphs: bool = True
+    cuda_graphs: bool = checked(True)
     """On CUDA, rollout inference replays one captured CUDA graph per pipelined half instead
     of launching the policy's kernels one by one (batchsim.train.acting): 1.55x the frames
     per second of the eager path on an H100 (benchmarks/RESULTS.md, "rollout inference as
     CUDA graphs"). No effect on the CPU."""
-    compile_encoder: str = "off"
+    compile_encoder: str = checked("off", one_of("auto", "on", "off"))
     """torch.compile the visual encoder (Inductor fuses the SE-ResNet's elementwise work):
     "on", "off" or "auto" (on where CUDA and a working Inductor are, checked at start with a
     tiny kernel; else eager). ~35 s of compiling at the start; updates 1.3x faster on an
     H100, but in two seeds of 600 updates it learned more slowly than eager (val success 0.24
     and 0.26 against 0.49 and 0.39), so it is off until that is understood
     (benchmarks/RESULTS.md, "the learner: segments packed by one gather, torch.compile")."""
-    overlap_update: bool = False
+    overlap_update: bool = checked(False)
     """Run each PPO update on a worker thread while the next rollout is collected with the
     weights from before it (batchsim.train.overlap): the behaviour policy lags the learner by
     one update. False: strictly on-policy, collection and update in turn."""
-    seed: int = 0
-    """Seeds the simulator and torch."""
-    log_dir: str = "runs/pointnav"
+    seed: int = checked(0, at_least(0, 2**32 - 1))
+    """Seeds the simulator and torch (at most 2**32 - 1: segment seeds multiply it into the
+    simulator's 64 bits, batchsim.train.trainer)."""
+    log_dir: str = checked("runs/pointnav", path())
     """TensorBoard logs, checkpoints and the final curve go here."""
-    eval_every: int = 0
+    eval_every: int = checked(0, at_least(0, note="0: never"))
     """Updates between validations over val_dataset (every episode once; 0: never)."""
-    eval_envs: int = 64
+    eval_envs: int = checked(64, at_least(1, INT32_MAX))
     """Environments of the evaluation simulator."""
-    eval_episodes_per_scene: int = 0
+    eval_episodes_per_scene: int = checked(0, at_least(0, note="0: all"))
     """Evaluation (validation here, and `batchsim eval --episodes-per-scene`) runs the first
     K episodes of each scene of a split, in its order (0: all): 10 per scene of the 100 val
     or test scenes of a 1,000-scene procgen dataset are the protocol's 1,000 episodes."""
-    real_buildings: str | None = None
+    real_buildings: str | None = checked(None, path())
     """A folder for `batchsim zero-shot`'s real-building split (made there on first use,
     seed 0), evaluated with val_dataset at every validation; val.csv gets its measures as
     real_success, real_spl, ... (None: no real-building curve)."""
-    real_episodes: int = 1000
+    real_episodes: int = checked(1000, at_least(1))
     """Episodes of that split (the zero-shot protocol's 1,000 by default)."""
-    checkpoint_every: int = 100
+    checkpoint_every: int = checked(100, at_least(0, note="0: only at the end"))
     """Updates between checkpoints (0: only at the end). Each begins a new segment: every
     environment starts a fresh episode, so that resuming is exact."""
-    snapshot_every_s: float = 0.0
+    snapshot_every_s: float = checked(0.0, at_least(0, note="0: no snapshots"))
     """Seconds of elapsed time (since the command started) between policy snapshots for
     held-out curves, log_dir/snapshots/ (batchsim.train.snapshots; `batchsim eval
     --snapshots` evaluates them afterwards, costing the run no training time); also one at
@@ -195,88 +212,39 @@ class TrainConfig:
     """Free-form notes recorded with the run."""
 
     def validate(self) -> None:
-        choices = {
-            "optimizer": ("lamb", "adam"),
-            "encoder": ("se_resnet9", "simple_cnn"),
-            "rnn": ("lstm", "gru"),
-            "precision": ("bf16", "fp16", "fp32"),
-            "backend": ("auto", "raster", "compute"),
-            "compile_encoder": ("auto", "on", "off"),
-        }
-        for name, allowed in choices.items():
-            if getattr(self, name) not in allowed:
-                raise ValueError(
-                    f"{name}: expected one of {list(allowed)}, got {getattr(self, name)!r}"
-                )
-        positive = (
-            "num_envs",
-            "resolution",
-            "total_frames",
-            "rollout_steps",
-            "epochs",
-            "minibatches",
-            "hidden_size",
-            "rnn_layers",
-            "scenes_resident",
-            "max_episode_steps",
-        )
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}: expected >= 1, got {getattr(self, name)}")
+        """InvalidArgumentError (a ValueError) naming the first field that breaks its own
+        rule or a rule between fields."""
+        check_fields(self)
         if self.steps_per_scene <= self.max_episode_steps + 1:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"steps_per_scene: expected more than max_episode_steps + 1 "
                 f"({self.max_episode_steps + 1}), got {self.steps_per_scene}"
             )
         if self.pipeline and self.num_envs % 2:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"num_envs: expected an even number with pipeline=True, got {self.num_envs}"
             )
-        self.training_task()  # each checks its own randomisation fields
+        self.training_task()  # each checks its own randomisation fields' limits
         self.sensor_noise()
         check_curriculum(self.curriculum_start_m, self.curriculum_frames)
-        if self.cpca_steps < 0 or self.cpca_steps >= self.rollout_steps:
-            raise ValueError(
+        if self.cpca_steps >= self.rollout_steps:
+            raise InvalidArgumentError(
                 f"cpca_steps: expected 0 (off) up to rollout_steps - 1 "
                 f"({self.rollout_steps - 1}), got {self.cpca_steps}"
             )
         if self.cpca_steps and not self.cpca_coef > 0:
-            raise ValueError(f"cpca_coef: expected > 0 with cpca_steps, got {self.cpca_coef}")
-        self._validate_recipe_options()
-        if self.plain_lr is not None and not self.plain_lr > 0:
-            raise ValueError(f"plain_lr: expected None or > 0, got {self.plain_lr}")
-        for name in ("num_gpus", "num_threads", "warmup_frames", "eval_episodes_per_scene"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name}: expected >= 0, got {getattr(self, name)}")
-        if not 0 <= self.snapshot_every_s < float("inf"):
-            raise ValueError(
-                f"snapshot_every_s: expected seconds >= 0 (0: no snapshots), "
-                f"got {self.snapshot_every_s}"
+            raise InvalidArgumentError(
+                f"cpca_coef: expected > 0 with cpca_steps, got {self.cpca_coef}"
             )
-        if self.minibatches > self.num_envs:
-            raise ValueError(
-                f"minibatches: expected at most num_envs ({self.num_envs}), got {self.minibatches}"
-            )
-
-    def _validate_recipe_options(self) -> None:
-        """The auxiliary heads' weights, value normalisation and the entropy schedule."""
         for name in ("inverse_dynamics_coef", "temporal_distance_coef"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value >= 0):
-                raise ValueError(f"{name}: expected a finite number >= 0 (0: off), got {value}")
-            if value > 0 and self.rollout_steps < 2:
-                raise ValueError(
+            if getattr(self, name) > 0 and self.rollout_steps < 2:
+                raise InvalidArgumentError(
                     f"{name}: expected rollout_steps >= 2 (pairs of steps) with the head on, "
                     f"got rollout_steps={self.rollout_steps}"
                 )
-        if not 0.0 < self.value_norm_decay < 1.0:
-            raise ValueError(
-                f"value_norm_decay: expected a number in (0, 1), got {self.value_norm_decay}"
-            )
-        final = self.entropy_coef_final
-        if final is not None and not (math.isfinite(final) and final >= 0):
-            raise ValueError(
-                f"entropy_coef_final: expected None or a finite number >= 0, got {final}"
+        if self.minibatches > self.num_envs:
+            raise InvalidArgumentError(
+                f"minibatches: expected at most num_envs ({self.num_envs}), got {self.minibatches}"
             )
 
     def training_task(self):

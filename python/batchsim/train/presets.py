@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 from pathlib import Path
 
+from batchsim.errors import FileIoError, FormatError, InvalidArgumentError
 from batchsim.train.config import TrainConfig
+from batchsim.train.fields import from_json, parse_text
 
 # The GPU presets' recipe. Policy inference is launch-bound on an H100: a rollout step
 # costs the same ~6 ms at N = 1,024 and 4,096, so N = 4,096 gives 4x the frames per second
@@ -56,31 +59,64 @@ PRESETS = {
 }
 
 
-_OPTIONAL_NUMBERS = {"float | None": float, "int | None": int}
-
 # Fields that were renamed: an old name in a file or override gets this advice.
 RENAMED = {
     "warmup_updates": "warmup_frames: the warm-up is counted in global frames now, so that it "
     "means the same on any number of GPUs (one update is num_envs x rollout_steps x processes "
     "frames)",
 }
+NAMES = tuple(f.name for f in dataclasses.fields(TrainConfig))
 
 
-def _renamed(name: str, origin: str) -> ValueError:
-    return ValueError(f"{origin}: {name} was replaced by {RENAMED[name]}")
+def unknown_field(name: str, origin: str) -> InvalidArgumentError:
+    """The error for a key TrainConfig lacks: the new name of a renamed field, else the
+    closest names (difflib, and fields with `name` as a word: lr -> base_lr, plain_lr)."""
+    if name in RENAMED:
+        return InvalidArgumentError(f"{origin}: {name} was replaced by {RENAMED[name]}")
+    close = difflib.get_close_matches(name, NAMES, n=3, cutoff=0.6)
+    close += [n for n in NAMES if name and name in n.split("_") and n not in close]
+    hint = f"; did you mean {' or '.join(close[:4])}?" if close else ""
+    return InvalidArgumentError(
+        f"{origin}: {name!r} is not a TrainConfig field{hint} (fields: docs/train.md, "
+        "or help(batchsim.train.TrainConfig))"
+    )
 
 
-def _coerce(current, text: str, declared: str = ""):
-    """`text` as the type of the field's current value (or, for None, its declared type)."""
-    if current is None and declared in _OPTIONAL_NUMBERS and text.lower() != "none":
-        return _OPTIONAL_NUMBERS[declared](text)
-    if isinstance(current, bool):
-        return text.lower() in ("1", "true", "yes")
-    if isinstance(current, tuple):
-        return tuple(s for s in text.split(",") if s)
-    if current is None or isinstance(current, str):
-        return None if text.lower() == "none" else text
-    return type(current)(text)
+def config_file_values(file: str | Path) -> dict:
+    """The fields of a JSON config file, each checked against its TrainConfig field;
+    errors name the file and the field."""
+    try:
+        values = json.loads(Path(file).read_text())
+    except OSError as exc:
+        raise FileIoError(f"--config {file}: cannot read: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise FormatError(f"--config {file}: expected a JSON object of fields: {exc}") from None
+    if not isinstance(values, dict):
+        raise FormatError(
+            f"--config {file}: expected a JSON object of fields, got {type(values).__name__}"
+        )
+    checked = {}
+    for name, value in values.items():
+        if name not in NAMES:
+            raise unknown_field(name, f"--config {file}")
+        try:
+            checked[name] = from_json(TrainConfig, name, value)
+        except InvalidArgumentError as exc:
+            raise InvalidArgumentError(f"--config {file}: {exc}") from None
+    return checked
+
+
+def override_value(item: str) -> tuple[str, object]:
+    """(field, value) of one KEY=VALUE override, the value parsed by the field's type."""
+    key, sep, text = item.partition("=")
+    if not sep or not key:
+        raise InvalidArgumentError(f"override {item!r}: expected KEY=VALUE, a TrainConfig field")
+    if key not in NAMES:
+        raise unknown_field(key, f"override {item!r}")
+    try:
+        return key, parse_text(TrainConfig, key, text)
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"override {item!r}: {exc}") from None
 
 
 def make_config(
@@ -88,32 +124,14 @@ def make_config(
     file: str | Path | None = None,
     overrides: list[str] | None = None,
 ) -> TrainConfig:
-    """A preset, then a JSON file's fields, then ``key=value`` overrides; validated."""
+    """A preset, then a JSON file's fields, then ``key=value`` overrides; validated.
+    InvalidArgumentError (a ValueError) names the file or override and the field."""
     if preset not in PRESETS:
-        raise ValueError(f"preset: expected one of {sorted(PRESETS)}, got {preset!r}")
+        raise InvalidArgumentError(f"preset: expected one of {sorted(PRESETS)}, got {preset!r}")
     config = dataclasses.replace(TrainConfig(), **PRESETS[preset])
-    declared = {f.name: str(f.type) for f in dataclasses.fields(TrainConfig)}
-    names = set(declared)
     if file is not None:
-        values = json.loads(Path(file).read_text())
-        unknown = sorted(set(values) - names)
-        renamed = [name for name in unknown if name in RENAMED]
-        if renamed:
-            raise _renamed(renamed[0], str(file))
-        if unknown:
-            raise ValueError(f"{file}: unknown fields {unknown}")
-        values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
-        config = dataclasses.replace(config, **values)
-    for item in overrides or []:
-        key, sep, value = item.partition("=")
-        if sep and key in RENAMED:
-            raise _renamed(key, "override")
-        if not sep or key not in names:
-            raise ValueError(
-                f"override: expected field=value with a field of TrainConfig, got {item!r}"
-            )
-        config = dataclasses.replace(
-            config, **{key: _coerce(getattr(config, key), value, declared[key])}
-        )
+        config = dataclasses.replace(config, **config_file_values(file))
+    changes = dict(override_value(item) for item in overrides or [])
+    config = dataclasses.replace(config, **changes)
     config.validate()
     return config

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import difflib
 import io
 import signal
 import sys
@@ -23,12 +24,16 @@ from pathlib import Path
 from batchsim._files import remove_stale_temporaries, write_bytes_atomically
 from batchsim._progress import progress_bar
 from batchsim.datasets import scene_check
+from batchsim.errors import InvalidArgumentError, MissingFileError
 from batchsim.train import distributed, snapshots
 from batchsim.train.checkpoint import (
     CHECKPOINT,
+    ResumeChangeWarning,
     check_compatible,
     config_of,
+    config_state,
     read_checkpoint,
+    resume_changes,
     write_checkpoint,
 )
 from batchsim.train.config import TrainConfig
@@ -124,7 +129,7 @@ class RunLog:
 def save(trainer: Trainer, path: Path, elapsed_s: float) -> None:
     """A new segment starts, then rank 0 writes the checkpoint (every rank takes part)."""
     trainer.begin_segment()
-    state = trainer.state_dict() | {"config": dataclasses.asdict(trainer.config)}
+    state = trainer.state_dict() | {"config": config_state(trainer.config)}
     state["elapsed_s"] = elapsed_s
     if trainer.rank == 0:
         announce("checkpoint", trainer.updates)
@@ -225,7 +230,7 @@ def _prepare_log_dir(log_dir: Path, checkpoint: dict | None) -> None:
 def train(
     config: TrainConfig,
     show_progress: bool = True,
-    resume: bool = False,
+    resume: bool | str = False,
     time_limit_s: float | None = None,
     stop_on_signals: bool = True,
     second_signal: str = "previous",
@@ -237,8 +242,11 @@ def train(
     the update during which SIGINT or SIGTERM arrived; each way the last checkpoint is
     written, so `resume=True` continues exactly, and `trainer.stop_signal` says which signal
     stopped it (None: none did). A second signal is not caught (batchsim.train.signals:
-    `second_signal` "previous" or "exit"); the previous handlers are back on return. Before
-    anything is built, a resumed checkpoint must fit the config (check_compatible) and, with
+    `second_signal` "previous" or "exit"); the previous handlers are back on return.
+    resume=True needs log_dir's checkpoint (MissingFileError without one), "if_present"
+    starts a new run where there is none (resumed_checkpoint). Before anything is built, a
+    resumed checkpoint must fit the config (check_compatible; other settings that change
+    the run are named in a ResumeChangeWarning) and, with
     `check_scenes`, every scene of the splits it will load must pass the loader's checks
     (check_splits). The time limit and elapsed_s count from `started_at` (Unix time;
     `batchsim train`: the command's start, start-up included,
@@ -253,11 +261,11 @@ def _train(
 ) -> Trainer:
     log_dir = Path(config.log_dir)
     path = log_dir / CHECKPOINT
-    checkpoint = distributed.from_rank_zero(
-        lambda: read_checkpoint(path) if resume and path.exists() else None, config.device
-    )
+    checkpoint = distributed.from_rank_zero(lambda: resumed_checkpoint(path, resume), config.device)
     if checkpoint is not None:
         check_compatible(config_of(checkpoint), config, f"checkpoint {path}")
+        if distributed.rank_and_world(config.device)[0] == 0:
+            warn_resume_changes(config_of(checkpoint), config, path)
     elapsed = ElapsedClock(started_at, carried_over(checkpoint))
     # Loaded once for the check and the simulators: 800k episodes take ~30 s to parse.
     training = config.load_split(config.dataset)
@@ -305,6 +313,45 @@ def _train(
     log.close()
     distributed.barrier()
     return trainer
+
+
+RESUME_MODES = (False, True, "if_present")
+
+
+def resumed_checkpoint(path: Path, resume: bool | str) -> dict | None:
+    """The checkpoint at `path` to continue from, or None for a new run. resume=True needs
+    one: MissingFileError naming the path (and runs nearby that have one), since a mistyped
+    log_dir would otherwise start over; "if_present": None when there is none."""
+    if resume not in RESUME_MODES:
+        raise InvalidArgumentError(f"resume: expected one of {list(RESUME_MODES)}, got {resume!r}")
+    if not resume:
+        return None
+    if path.exists():
+        return read_checkpoint(path)
+    if resume == "if_present":
+        return None
+    nearby = sorted(str(p.parent) for p in path.parent.parent.glob(f"*/{CHECKPOINT}"))
+    close = difflib.get_close_matches(str(path.parent), nearby, n=3)
+    hint = f"; runs with one nearby: {', '.join(close)}" if close else ""
+    raise MissingFileError(
+        f"resume: no checkpoint at {path}, so nothing to continue (log_dir "
+        f"{path.parent}){hint}. Check log_dir, leave out --resume to start a new run, or use "
+        "--resume-or-start (resume='if_present') for a job that may be restarted"
+    )
+
+
+def warn_resume_changes(saved: TrainConfig, wanted: TrainConfig, path: Path) -> None:
+    """A warning naming every field this run changes from the checkpoint's that makes it
+    differ from the run the checkpoint would have continued (checkpoint.resume_changes)."""
+    changes = resume_changes(saved, wanted)
+    if changes:
+        warnings.warn(
+            f"resuming {path} with other settings: " + "; ".join(changes) + ". The run goes "
+            "on, but it is no longer the one the checkpoint would have continued (resuming is "
+            "exact only with the same settings)",
+            ResumeChangeWarning,
+            stacklevel=3,
+        )
 
 
 def _say_stopped(number: int, trainer: Trainer, path: Path) -> None:

@@ -13,13 +13,12 @@ old snapshots, as it does the logs; a resumed run deletes those past its checkpo
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Callable
 from pathlib import Path
 
-from batchsim.train.checkpoint import read_checkpoint, write_checkpoint
+from batchsim.train.checkpoint import config_state, read_checkpoint, write_checkpoint
 
 FOLDER = "snapshots"
 _NAME = re.compile(r"snapshot-(\d+)\.pt")
@@ -60,7 +59,7 @@ def write_snapshot(path: Path, policy, config, counters: dict) -> None:
     if missing:
         raise ValueError(f"snapshot counters: expected {list(COUNTERS)}, missing {missing}")
     weights = {name: tensor.detach().cpu() for name, tensor in policy.state_dict().items()}
-    state = {"policy": weights, "config": dataclasses.asdict(config)} | counters
+    state = {"policy": weights, "config": config_state(config)} | counters
     write_checkpoint(state, path)
 
 
