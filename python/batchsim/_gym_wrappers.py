@@ -71,11 +71,40 @@ FIX = (
 )
 
 
+def torchrl_refusal(env: Any, caller: object) -> str | None:
+    """Why TorchRL's GymWrapper (`caller`, when it is one over `env`) cannot take the env as
+    made, or None. It keeps the arrays it is handed, which the torch mode rewrites in place at
+    the next step; and torchrl 0.14 reads a Dict env's SAME_STEP final observations as zeros
+    (its terminal_obs_reader looks for one "observation" key). DISABLED, TorchRL's preferred
+    mode, with numpy arrays gives exactly the env's steps (test_integrations_torchrl.py)."""
+    if (
+        not type(caller).__module__.startswith("torchrl.")
+        or getattr(caller, "_env", None) is not env
+    ):
+        return None
+    from gymnasium.vector import AutoresetMode
+
+    why = []
+    if env.array != "numpy":
+        why.append("it keeps the tensors it is handed, which the next step rewrites in place")
+    if env.metadata["autoreset_mode"] != AutoresetMode.DISABLED:
+        why.append("TorchRL prefers DISABLED, and reads SAME_STEP final observations of a "
+                   "Dict env as zeros (torchrl 0.14)")  # fmt: skip
+    if not why:
+        return None
+    return (
+        'TorchRL\'s GymWrapper needs BatchNavEnv(..., array="numpy", autoreset_mode="disabled"): '
+        + "; ".join(why)
+        + ". Or use batchsim.integrations.torchrl.TorchRLEnv (zero-copy torch tensors)"
+    )
+
+
 class WrapperGuard:
     """Refuses gymnasium's numpy-only vector wrappers over a torch-mode env (module
-    docstring). One per env. Every reset walks the whole chain (a new outer wrapper resets
-    first); a step skips the walk when its caller is the one last cleared, so a training
-    loop's steps cost one frame lookup."""
+    docstring), and TorchRL's GymWrapper over an env made otherwise than it needs. One per
+    env. Every reset walks the whole chain (a new outer wrapper resets first); a step skips
+    the walk when its caller is the one last cleared, so a training loop's steps cost one
+    frame lookup."""
 
     def __init__(self, env: Any):
         self._env = env
@@ -87,7 +116,10 @@ class WrapperGuard:
         wrapper = _frame_self(caller)
         if wrapper is None or (wrapper is self._cleared and not reset):
             return
-        culprit = numpy_only_wrapper(self._env, caller)
+        refusal = torchrl_refusal(self._env, wrapper)
+        if refusal is not None:
+            raise TypeError(refusal)
+        culprit = numpy_only_wrapper(self._env, caller) if self._env.array == "torch" else None
         if culprit is not None:
             name = type(culprit).__name__
             needs = NUMPY_ONLY[gymnasium_wrapper_name(culprit) or ""]

@@ -149,7 +149,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
             if noise.active
             else None
         )
-        self._wrappers = WrapperGuard(self) if self.array == "torch" else None
+        self._wrappers = WrapperGuard(self)
 
     @property
     def autoreset_mode(self) -> AutoresetMode:
@@ -189,8 +189,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
         place by the next reset or step: ``.clone()`` what you keep) or fresh numpy arrays
         (array="numpy"); info's metrics each come with a ``_key`` mask (module docstring)."""
         self._require_open()
-        if self._wrappers is not None:
-            self._wrappers.check(sys._getframe(1), reset=True)
+        self._wrappers.check(sys._getframe(1), reset=True)
         mask = (options or {}).get("reset_mask")
         if mask is not None:
             self.sim.reset_envs(self._mask(mask))
@@ -207,8 +206,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
         ``autoreset_mode`` says (module docstring). In array="torch" every output is a
         tensor that the next step rewrites in place: ``.clone()`` what you keep; in
         array="numpy" they are fresh host arrays."""
-        if self._wrappers is not None:
-            self._wrappers.check(sys._getframe(1), reset=False)
+        self._wrappers.check(sys._getframe(1), reset=False)
         self.step_async(actions)
         return self.step_wait()
 
