@@ -120,6 +120,7 @@ def test_torchrls_own_gym_wrapper_with_depth_and_rgb(make):
             twin.reset(options={"reset_mask": rollout["next", "done"][:, t - 1, 0].numpy()})
         actions = rollout["action"][:, t].argmax(-1).numpy()  # one-hot in GymWrapper
         obs, reward, terminated, truncated, _ = twin.step(actions)
+        np.testing.assert_array_equal(rollout["next", "truncated"][:, t, 0].numpy(), truncated)
         for key in ("depth", "rgb", POINTGOAL):
             np.testing.assert_array_equal(rollout["next", key][:, t].numpy(), obs[key])
         np.testing.assert_array_equal(rollout["next", "reward"][:, t, 0].numpy(), reward)
