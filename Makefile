@@ -104,12 +104,14 @@ lint:
 	clang-tidy --quiet -p $(BUILD)/lint $(filter-out src/bindings/%,$(filter %.cpp,$(LINT_SOURCES)))
 	# The bindings on their own: one clang-tidy run applies one header filter to all its files.
 	clang-tidy --quiet -p $(BUILD)/lint $(filter src/bindings/%.cpp,$(LINT_SOURCES))
-	$(PYTHON) -m ruff check python tests/python benchmarks examples scripts
-	$(PYTHON) -m ruff format --check python tests/python benchmarks examples scripts
+	$(PYTHON) -m ruff check python tests/python tests/typing benchmarks examples scripts
+	$(PYTHON) -m ruff format --check python tests/python tests/typing benchmarks examples scripts
+	# The public API's types, as a user's script strictly typed sees them (tests/typing).
+	$(PYTHON) -m mypy --strict --cache-dir $(BUILD)/mypy-cache tests/typing/user_script.py
 
 format:
 	clang-format -i $(LINT_SOURCES) shaders/shared.h
-	$(PYTHON) -m ruff format python tests/python benchmarks examples scripts
+	$(PYTHON) -m ruff format python tests/python tests/typing benchmarks examples scripts
 
 # API reference (HTML) of the installed package from its docstrings, with _core.pyi's types
 # for batchsim._core; `make setup` installs the package. pdoc (the `docs` extra) is installed

@@ -1,5 +1,8 @@
 """Stable-Baselines3: :class:`SB3VecEnv` presents a BatchNavEnv as an SB3 ``VecEnv``.
 
+    import stable_baselines3
+    from batchsim.integrations.sb3 import SB3VecEnv
+
     env = batchsim.BatchNavEnv(split, 16, sensors=("depth",), resolution=(32, 32),
                                device="cpu", array="numpy", autoreset_mode="same_step")
     model = stable_baselines3.PPO("MultiInputPolicy", SB3VecEnv(env)).learn(10_000)

@@ -1,5 +1,7 @@
 """TorchRL: :class:`TorchRLEnv` presents a BatchNavEnv as a batched TorchRL ``EnvBase``.
 
+    from batchsim.integrations.torchrl import TorchRLEnv
+
     env = batchsim.BatchNavEnv(split, 16, sensors=("depth",), resolution=(32, 32),
                                device="cpu", autoreset_mode="disabled")
     rollout = TorchRLEnv(env).rollout(max_steps=100, break_when_any_done=False)
