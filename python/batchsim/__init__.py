@@ -41,6 +41,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by te
     raise explain(exc) from None  # the message names the cause; its trace helps no user
 
 from batchsim import datasets
+from batchsim._version import __version__
 from batchsim.diag import PatternFill
 from batchsim.options import RendererConfig, RenderOptions, SimConfig, TaskConfig
 from batchsim.registration import register as _register_gym_id
@@ -67,8 +68,6 @@ list_devices = _core.list_devices
 cuda_status = _core.cuda_status
 validation_layer_available = _core.validation_layer_available
 validation_message_total = _core.validation_message_total
-
-__version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> object:
