@@ -1,7 +1,8 @@
 """Sensor randomisation for training: noise on the rendered views, applied by
 :class:`batchsim.BatchNavEnv` on the views' device (GPU or CPU) after each render. All off
 by default; the trainer turns it on for its training environments only (evaluation stays
-noiseless).
+noiseless). SensorNoise is the configuration (no torch needed);
+:class:`batchsim.sensor_randomizer.SensorRandomizer` applies it with torch.
 
 Per environment, redrawn whenever its episode changes (an intrinsic of the camera, fixed
 within an episode):
@@ -27,7 +28,6 @@ Per pixel, every step (depth in metres, 0 = no reading):
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from batchsim.errors import InvalidArgumentError
 
@@ -64,16 +64,6 @@ class SensorNoise:
     @property
     def active(self) -> bool:
         return any(dataclasses.astuple(self))
-
-
-def __getattr__(name: str) -> Any:
-    # The randomiser needs torch: imported on first use (batchsim.sensor_randomizer), so that
-    # SensorNoise, a config value, imports without it.
-    if name in ("SensorRandomizer", "depth_edges", "grey"):
-        from batchsim import sensor_randomizer
-
-        return getattr(sensor_randomizer, name)
-    raise AttributeError(f"module 'batchsim.sensor_noise' has no attribute {name!r}")
 
 
 __all__ = ["EDGE_THRESHOLD", "SensorNoise"]
