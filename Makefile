@@ -104,12 +104,14 @@ lint:
 	clang-tidy --quiet -p $(BUILD)/lint $(filter-out src/bindings/%,$(filter %.cpp,$(LINT_SOURCES)))
 	# The bindings on their own: one clang-tidy run applies one header filter to all its files.
 	clang-tidy --quiet -p $(BUILD)/lint $(filter src/bindings/%.cpp,$(LINT_SOURCES))
-	$(PYTHON) -m ruff check python tests/python benchmarks examples scripts
-	$(PYTHON) -m ruff format --check python tests/python benchmarks examples scripts
+	$(PYTHON) -m ruff check python tests/python tests/typing benchmarks examples scripts
+	$(PYTHON) -m ruff format --check python tests/python tests/typing benchmarks examples scripts
+	# The public API's types, as a user's script strictly typed sees them (tests/typing).
+	$(PYTHON) -m mypy --strict --cache-dir $(BUILD)/mypy-cache tests/typing/user_script.py
 
 format:
 	clang-format -i $(LINT_SOURCES) shaders/shared.h
-	$(PYTHON) -m ruff format python tests/python benchmarks examples scripts
+	$(PYTHON) -m ruff format python tests/python tests/typing benchmarks examples scripts
 
 # API reference (HTML) of the installed package from its docstrings, with _core.pyi's types
 # for batchsim._core; `make setup` installs the package. pdoc (the `docs` extra) is installed
@@ -205,8 +207,14 @@ WHEEL_PYTHONS ?= $(wildcard $(PYENV_ROOT)/versions/3.1[0-9].*/bin/python3)
 wheel:
 	bash scripts/build_wheel.sh $(PYTHON) $(WHEEL_DIR)
 
+# Each wheel built is smoke-tested by the Python it is for, in a venv of its own
+# (scripts/wheel_smoke.py: doctor, an import, env steps, the notebook, a training update).
 wheels:
-	@set -e; for py in $(WHEEL_PYTHONS); do bash scripts/build_wheel.sh $$py $(WHEEL_DIR); done
+	@set -e; for py in $(WHEEL_PYTHONS); do \
+	  bash scripts/build_wheel.sh $$py $(WHEEL_DIR); \
+	  tag=$$($$py -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")'); \
+	  $$py scripts/wheel_smoke.py --wheel-dir $(WHEEL_DIR) --venv /tmp/bs-wheel-venv-$$tag; \
+	done
 
 # For CI: the wheel of this python3, installed in a fresh venv outside the source tree,
 # runs doctor, an import, a few env steps and one training update (scripts/wheel_smoke.py).

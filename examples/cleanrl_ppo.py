@@ -8,6 +8,10 @@ then evaluates the policy, a random agent and a forward-only agent on every val 
 
 It drives the env directly in its default torch mode (no wrappers): SAME_STEP autoreset, so
 the observation after an episode's end is already the next episode's, as CleanRL expects.
+CleanRL's conventions: every flag has its help (`--help`), `--cuda` trains on the GPU (and
+renders there where the Vulkan device is an NVIDIA GPU), TensorBoard logs go to
+runs/{exp_name}__{seed}__{time} (`tensorboard --logdir runs`), `--capture-video` records
+environment 0's episodes to videos/{run_name} (gymnasium's RecordVideo; needs moviepy).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import argparse
 import dataclasses
 import json
 import time
+from dataclasses import field
 from pathlib import Path
 
 import numpy as np
@@ -25,47 +30,65 @@ from torch.distributions import Categorical
 
 import batchsim
 from batchsim.env import POINTGOAL
+from batchsim.train.intervals import interval
 
 MAX_DEPTH = 10.0  # metres: depth is clamped and scaled to [0, 1]
 
 
+def flag(default, help: str):
+    """A field of Args with its --help text (what tyro reads from CleanRL's docstrings)."""
+    return field(default=default, metadata={"help": help})
+
+
 @dataclasses.dataclass
 class Args:
-    data: str = "data/procgen-demo"  # a `batchsim procgen` output: pointnav/{train,val}
-    seed: int = 1
-    num_envs: int = 32
-    resolution: int = 32
-    backend: str = "raster"  # on lavapipe it beats ray casting for these small scenes
-    max_episode_steps: int = 150
-    total_timesteps: int = 300_000
-    num_steps: int = 64  # steps per environment per rollout
-    learning_rate: float = 5e-4
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    num_minibatches: int = 4
-    update_epochs: int = 4
-    clip_coef: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    eval_envs: int = 32
-    curve: str = ""  # a PNG of the training episodes' success and SPL, if given
-    json: str = ""  # the evaluation's numbers, if given
+    exp_name: str = flag(Path(__file__).stem, "the name of this experiment (runs/, videos/)")
+    seed: int = flag(1, "seed of the simulator, torch and the evaluation")
+    torch_deterministic: bool = flag(True, "torch.backends.cudnn.deterministic")
+    cuda: bool = flag(False, "train on cuda:0 (and step the env there) if CUDA is available")
+    capture_video: bool = flag(False, "record environment 0's episodes to videos/ (moviepy)")
+    data: str = flag("data/procgen-demo", "a `batchsim procgen` output: pointnav/{train,val}")
+    num_envs: int = flag(32, "environments stepped together")
+    resolution: int = flag(32, "depth views of R x R pixels")
+    backend: str = flag("compute", "renderer: compute (ray casting), raster or auto")
+    max_episode_steps: int = flag(150, "the episode step limit")
+    total_timesteps: int = flag(300_000, "frames to train on")
+    num_steps: int = flag(64, "steps per environment per rollout")
+    learning_rate: float = flag(5e-4, "Adam's learning rate")
+    gamma: float = flag(0.99, "the discount")
+    gae_lambda: float = flag(0.95, "GAE's lambda")
+    num_minibatches: int = flag(4, "minibatches per PPO epoch")
+    update_epochs: int = flag(4, "PPO epochs per rollout")
+    clip_coef: float = flag(0.2, "PPO's surrogate clipping")
+    ent_coef: float = flag(0.01, "the entropy bonus")
+    vf_coef: float = flag(0.5, "the value loss's weight")
+    max_grad_norm: float = flag(0.5, "gradient clipping")
+    eval_envs: int = flag(32, "environments of the final evaluation")
+    curve: str = flag("", "a PNG of the training episodes' success and SPL, if given")
+    json: str = flag("", "the evaluation's numbers, if given")
 
 
 def parse_args() -> Args:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for field in dataclasses.fields(Args):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default),
-                            default=field.default)  # fmt: skip
+    for f in dataclasses.fields(Args):
+        name, text = "--" + f.name.replace("_", "-"), f"{f.metadata['help']} (default: %(default)s)"
+        if isinstance(f.default, bool):  # --cuda / --no-cuda, as tyro spells them
+            parser.add_argument(name, action=argparse.BooleanOptionalAction, default=f.default,
+                                help=text)  # fmt: skip
+        else:
+            parser.add_argument(name, type=type(f.default), default=f.default, help=text)
     return Args(**vars(parser.parse_args()))
+
+
+def device_of(args: Args) -> torch.device:
+    return torch.device("cuda:0" if args.cuda and torch.cuda.is_available() else "cpu")
 
 
 def make_env(args: Args, split: str, num_envs: int, **options) -> batchsim.BatchNavEnv:
     return batchsim.BatchNavEnv(
         Path(args.data) / "pointnav" / split,
         num_envs,
-        device="cpu",
+        device=str(device_of(args)),
         sensors=("depth",),
         resolution=args.resolution,
         backend=args.backend,
@@ -180,18 +203,35 @@ def rollout(args, env, agent, obs, done, storage, episodes, global_step):
     return obs, done, global_step
 
 
-def train(args: Args) -> tuple[Agent, list, int]:
-    torch.manual_seed(args.seed)
-    env = make_env(args, "train", args.num_envs, seed=args.seed)
-    agent = Agent(args.resolution)
-    optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
+def make_storage(args: Args, device: torch.device) -> dict:
     shape = (args.num_steps, args.num_envs)
-    storage = {key: torch.zeros(shape) for key in ("logprobs", "rewards", "dones", "values")}
-    storage["actions"] = torch.zeros(shape, dtype=torch.long)
-    storage["depth"] = torch.zeros((*shape, 1, args.resolution, args.resolution))
-    storage["goal"] = torch.zeros((*shape, 2))
+    zeros = {"device": device}
+    storage = {k: torch.zeros(shape, **zeros) for k in ("logprobs", "rewards", "dones", "values")}
+    storage["actions"] = torch.zeros(shape, dtype=torch.long, **zeros)
+    storage["depth"] = torch.zeros((*shape, 1, args.resolution, args.resolution), **zeros)
+    storage["goal"] = torch.zeros((*shape, 2), **zeros)
+    return storage
+
+
+def train(args: Args, run_name: str) -> tuple[Agent, list, int]:
+    from torch.utils.tensorboard import SummaryWriter
+
+    torch.manual_seed(args.seed)
+    torch.backends.cudnn.deterministic = args.torch_deterministic
+    device = device_of(args)
+    writer = SummaryWriter(f"runs/{run_name}")
+    hyperparameters = "\n".join(f"|{k}|{v}|" for k, v in vars(args).items())
+    writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{hyperparameters}")
+    env = make_env(args, "train", args.num_envs, seed=args.seed)
+    if args.capture_video:
+        from gymnasium.wrappers.vector import RecordVideo
+
+        env = RecordVideo(env, f"videos/{run_name}", record_first_only=True)
+    agent = Agent(args.resolution).to(device)
+    optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
+    storage = make_storage(args, device)
     obs, _ = env.reset(seed=args.seed)
-    done = torch.zeros(args.num_envs)
+    done = torch.zeros(args.num_envs, device=device)
     episodes, global_step, start = [], 0, time.time()
     num_updates = max(1, args.total_timesteps // (args.num_envs * args.num_steps))
     for update in range(1, num_updates + 1):
@@ -206,16 +246,27 @@ def train(args: Args) -> tuple[Agent, list, int]:
         batch = {key: storage[key].flatten(0, 1) for key in storage}
         batch |= {"advantages": advantages.flatten(), "returns": returns.flatten()}
         losses = ppo_update(args, agent, optimizer, batch)
-        report(update, num_updates, global_step, start, episodes, losses)
+        report(writer, update, num_updates, global_step, start, episodes, losses)
     env.close()
+    writer.close()
     return agent, episodes, global_step
 
 
-def report(update, num_updates, global_step, start, episodes, losses) -> None:
+def report(writer, update, num_updates, global_step, start, episodes, losses) -> None:
+    """The update's line on stdout and its scalars in TensorBoard (CleanRL's names)."""
     recent = episodes[-100:]
     success = np.mean([e[1] for e in recent]) if recent else 0.0
     spl = np.mean([e[2] for e in recent]) if recent else 0.0
     fps = global_step / (time.time() - start)
+    for name, value in (
+        ("policy_loss", "pg_loss"),
+        ("value_loss", "v_loss"),
+        ("entropy", "entropy"),
+    ):
+        writer.add_scalar(f"losses/{name}", losses[value], global_step)
+    writer.add_scalar("charts/SPS", fps, global_step)
+    writer.add_scalar("charts/success", success, global_step)
+    writer.add_scalar("charts/spl", spl, global_step)
     print(
         f"update {update}/{num_updates} frames {global_step} fps {fps:.0f} "
         f"success {success:.2f} spl {spl:.2f} entropy {losses['entropy']:.2f}",
@@ -231,22 +282,18 @@ def evaluate(args: Args, choose) -> dict:
     success, spl = [], []
     while not env.sim.finished:
         running = torch.from_numpy(np.array(env.sim.active))  # parked ones end nothing new
+        running = running.to(env.device)
         obs, _, terminated, truncated, info = env.step(choose(obs))
         ended = running & (terminated | truncated)
         success += info["success"][ended].tolist()
         spl += info["spl"][ended].tolist()
     env.close()
-    return {"success": mean_ci(success), "spl": mean_ci(spl), "episodes": len(spl)}
+    # 95% intervals: Wilson for success, a percentile bootstrap for SPL (batchsim eval's).
+    return {"success": interval("success", success), "spl": interval("spl", spl),
+            "episodes": len(spl)}  # fmt: skip
 
 
-def mean_ci(values: list) -> tuple[float, float]:
-    """The mean and the half-width of its 95% confidence interval (normal approximation)."""
-    values = np.asarray(values, np.float64)
-    half = 1.96 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0.0
-    return float(values.mean()), float(half)
-
-
-def baselines(agent: Agent, n: int, seed: int) -> dict:
+def baselines(agent: Agent, n: int, seed: int, device: torch.device) -> dict:
     generator = torch.Generator().manual_seed(seed)
 
     @torch.no_grad()
@@ -255,8 +302,8 @@ def baselines(agent: Agent, n: int, seed: int) -> dict:
 
     return {
         "policy": policy,
-        "random": lambda obs: torch.randint(0, 4, (n,), generator=generator),
-        "forward": lambda obs: torch.ones(n, dtype=torch.long),
+        "random": lambda obs: torch.randint(0, 4, (n,), generator=generator).to(device),
+        "forward": lambda obs: torch.ones(n, dtype=torch.long, device=device),
     }
 
 
@@ -282,17 +329,17 @@ def plot_curve(episodes: list, path: str, window: int = 100) -> None:
 
 def main() -> None:
     args = parse_args()
+    run_name = f"{args.exp_name}__{args.seed}__{int(time.time())}"
     start = time.time()
-    agent, episodes, frames = train(args)
+    agent, episodes, frames = train(args, run_name)
     train_seconds = time.time() - start
-    results = {
-        name: evaluate(args, choose)
-        for name, choose in baselines(agent.eval(), args.eval_envs, args.seed).items()
-    }
-    print(f"trained {frames} frames in {train_seconds:.0f} s")
+    agents = baselines(agent.eval(), args.eval_envs, args.seed, device_of(args))
+    results = {name: evaluate(args, choose) for name, choose in agents.items()}
+    print(f"trained {frames} frames in {train_seconds:.0f} s (TensorBoard: runs/{run_name})")
     for name, numbers in results.items():
-        (success, success_ci), (spl, spl_ci) = numbers["success"], numbers["spl"]
-        print(f"{name:8s} success {success:.3f} ± {success_ci:.3f} spl {spl:.3f} ± {spl_ci:.3f} "
+        s, p = numbers["success"], numbers["spl"]
+        print(f"{name:8s} success {s['mean']:.3f} [{s['low']:.3f}, {s['high']:.3f}] "
+              f"spl {p['mean']:.3f} [{p['low']:.3f}, {p['high']:.3f}] "
               f"({numbers['episodes']} val episodes)")  # fmt: skip
     if args.curve and episodes:
         plot_curve(episodes, args.curve)

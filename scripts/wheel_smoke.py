@@ -109,6 +109,7 @@ def drive(args: argparse.Namespace) -> None:
     def batchsim(*cli_args) -> None:  # the console script, as a user calls it
         run([venv / "bin" / "batchsim", *cli_args], cwd=work, env=env)
 
+    batchsim("--version")
     batchsim("doctor")
     data = work / "procgen"
     # The smallest dataset procgen makes: a scene per split, 10 episodes each.

@@ -10,6 +10,7 @@ types (SimConfig, TaskConfig, RenderOptions, RendererConfig), and the Python-sid
 from __future__ import annotations
 
 import os as _os
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 # batchsim's worker threads run beside torch's OpenMP pool, whose threads busy-wait between
 # parallel regions by default and so take the cores the simulator needs. Waiting passively,
@@ -40,8 +41,10 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by te
     raise explain(exc) from None  # the message names the cause; its trace helps no user
 
 from batchsim import datasets
+from batchsim._version import __version__
 from batchsim.diag import PatternFill
 from batchsim.options import RendererConfig, RenderOptions, SimConfig, TaskConfig
+from batchsim.registration import register as _register_gym_id
 from batchsim.renderer import BatchRenderer
 from batchsim.scenes import (
     NavMesh,
@@ -54,6 +57,11 @@ from batchsim.sensor_noise import SensorNoise
 from batchsim.sim import BatchSim, SimOutputs
 from batchsim.simulator import Simulator
 
+if _TYPE_CHECKING:  # the names __getattr__ imports on first use, typed for mypy and pyright
+    from batchsim.env import BatchNavEnv, make_env_halves
+
+_register_gym_id()  # gymnasium.make_vec("batchsim/PointNav-v0", ...): batchsim.registration
+
 Context = _core.Context
 Tensor = _core.Tensor
 list_devices = _core.list_devices
@@ -61,14 +69,21 @@ cuda_status = _core.cuda_status
 validation_layer_available = _core.validation_layer_available
 validation_message_total = _core.validation_message_total
 
-__version__ = "0.1.0"
 
-
-def __getattr__(name: str):
-    # The env needs gymnasium and torch: imported on first use, not with batchsim.
+def __getattr__(name: str) -> object:
+    # The env needs torch (the `torch` extra): imported on first use, not with batchsim, so
+    # that the core (BatchSim, Simulator, the renderer, datasets) works without it.
     if name in ("BatchNavEnv", "make_env_halves"):
-        from batchsim import env
-
+        try:
+            from batchsim import env
+        except ModuleNotFoundError as exc:
+            if exc.name != "torch":
+                raise
+            raise ModuleNotFoundError(
+                f"batchsim.{name} needs PyTorch, which is not installed: "
+                "pip install 'batchsim[torch]' (or torch itself)",
+                name="torch",
+            ) from None
         return getattr(env, name)
     raise AttributeError(f"module 'batchsim' has no attribute {name!r}")
 

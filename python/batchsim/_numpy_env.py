@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 
 ARRAY_MODES = ("torch", "numpy")
@@ -35,4 +36,14 @@ def to_numpy(tree: Any) -> Any:
     return tree
 
 
-__all__ = ["ARRAY_MODES", "parse_array_mode", "to_numpy"]
+def per_env_observations(batch: dict[str, Any], ended: np.ndarray) -> np.ndarray:
+    """gymnasium's ``info["final_obs"]`` layout (its SyncVectorEnv's): an object array of N
+    entries, environment i's observation dict (views of `batch`'s arrays or tensors, row i)
+    where ``ended[i]``, None elsewhere. A loop over the ended environments only."""
+    out = np.full(len(ended), None, dtype=object)
+    for i in np.flatnonzero(ended):
+        out[i] = {key: value[i] for key, value in batch.items()}
+    return out
+
+
+__all__ = ["ARRAY_MODES", "parse_array_mode", "per_env_observations", "to_numpy"]

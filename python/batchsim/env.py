@@ -19,7 +19,9 @@ own vector convention, so its numpy vector wrappers (RecordEpisodeStatistics,
 NormalizeReward, NormalizeObservation, ClipReward, TransformObservation, DictInfoToList, ...)
 work unchanged, and ``gymnasium.wrappers.vector.NumpyToTorch`` turns them back into torch
 (it needs array-api-compat). Those wrappers do numpy arithmetic on what the env returns,
-which torch tensors on a device cannot take: use "numpy" under them, "torch" for speed.
+which torch tensors on a device cannot take: the torch mode refuses them with a TypeError
+naming the fix (batchsim._gym_wrappers). ``gymnasium.make_vec("batchsim/PointNav-v0", ...)``
+(batchsim.registration) makes the numpy mode.
 
 Actions: an integer torch tensor on any device, numpy array or list of shape [N]. CUDA
 actions are not waited for: their shape and dtype are checked at once, their values when
@@ -34,7 +36,9 @@ Autoreset (``metadata["autoreset_mode"]``) is the simulator's own (``SimConfig.a
 NEXT_STEP (gymnasium's default) starts a new episode at the step after one ends, ignoring
 that step's action; SAME_STEP starts it within the step that ended it, and
 ``info["final_obs"]``/``info["final_info"]`` (masked by ``info["_final_obs"]``) hold the
-ended episodes' last observation and info: the simulator renders those views before the
+ended episodes' last observation and info (final_obs in gymnasium's layout: an object array
+of one observation dict per environment, None where none ended; final_info the step's info,
+masks narrowed to the ended): the simulator renders those views before the
 autoreset (``final_views``, on by default here; a second render in steps where an episode
 ends; pass ``final_views=False`` to skip it, as the trainer does). In SAME_STEP, info's
 distance_to_goal and collisions of an ended environment are its ended episode's; episode_id
@@ -56,8 +60,8 @@ simulates and renders::
 
 from __future__ import annotations
 
-import math
 import os
+import sys
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -66,77 +70,29 @@ import torch
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from batchsim._numpy_env import parse_array_mode, to_numpy
+from batchsim._env_views import (
+    EPISODE_METRICS,
+    POINTGOAL,
+    STEP_METRICS,
+    observation_space,
+    parse_autoreset_mode,
+    result_tensors,
+    visual_observations,
+)
+from batchsim._gym_wrappers import WrapperGuard
+from batchsim._numpy_env import parse_array_mode, per_env_observations, to_numpy
 from batchsim.actions import ACTIONS, check_mask
 from batchsim.datasets import PointNavDataset
 from batchsim.options import RenderOptions
-from batchsim.sensor_noise import SensorNoise, SensorRandomizer
+from batchsim.sensor_noise import SensorNoise
+from batchsim.sensor_randomizer import SensorRandomizer
 from batchsim.simulator import Simulator, make_context
 
-POINTGOAL = "pointgoal_with_gps_compass"
-_EPISODE_METRICS = ("success", "spl", "softspl")
-_STEP_METRICS = {  # info key: Simulator.results key
-    "distance_to_goal": "distance_to_goal",
-    "collisions": "collisions",
-    "episode_id": "episode_index",
-    "scene_id": "scene_index",
-}
-_RESULTS = {  # env key: Simulator.results key, for what is neither a view nor a metric
-    POINTGOAL: "pointgoal",
-    "reward": "reward",
-    "terminated": "terminated",
-    "truncated": "truncated",
-    "final_" + POINTGOAL: "final_pointgoal",
-}
-
-
-def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
-    """An AutoresetMode from itself or its name ("next_step", "NEXT_STEP", "NextStep")."""
-    if isinstance(mode, AutoresetMode):
-        return mode
-    names = {m.name.replace("_", "").lower(): m for m in AutoresetMode}
-    key = str(mode).replace("_", "").lower()
-    if key not in names:
-        raise ValueError(
-            "autoreset_mode: expected an AutoresetMode or one of "
-            f"{[m.name.lower() for m in AutoresetMode]}, got {mode!r}"
-        )
-    return names[key]
-
-
-def visual_observations(sim: Simulator, final: bool = False) -> dict[str, torch.Tensor]:
-    """A Simulator's views as torch tensors without a copy: depth [N, 1, H, W] float32 and
-    rgb [N, 3, H, W] uint8 (the alpha channel dropped), where it renders them; ``final``:
-    the views before the autoreset (final_views)."""
-    depth, rgb = (sim.final_depth, sim.final_rgb) if final else (sim.depth, sim.rgb)
-    views = {}
-    if depth is not None:
-        views["depth"] = torch.from_dlpack(depth)
-    if rgb is not None:
-        views["rgb"] = torch.from_dlpack(rgb)[..., :3].permute(0, 3, 1, 2)
-    return views
-
-
-def result_tensors(sim: Simulator) -> dict[str, torch.Tensor]:
-    """The Simulator's per-environment results as torch tensors without a copy, by the env's
-    names (pointgoal, reward, flags, info's metrics)."""
-    names = {**_RESULTS, **{name: name for name in _EPISODE_METRICS}, **_STEP_METRICS}
-    results = sim.results
-    return {key: torch.from_dlpack(results[name]) for key, name in names.items() if name in results}
-
-
-def observation_space(sim: Simulator) -> gym.spaces.Dict:
-    """One environment's observation space, from what the simulator renders."""
-    height, width = sim.resolution
-    spaces = {}
-    if "depth" in sim.sensors:
-        spaces["depth"] = gym.spaces.Box(0.0, np.inf, (1, height, width), np.float32)
-    if "rgb" in sim.sensors:
-        spaces["rgb"] = gym.spaces.Box(0, 255, (3, height, width), np.uint8)
-    spaces[POINTGOAL] = gym.spaces.Box(
-        np.float32([0.0, -math.pi]), np.float32([np.inf, math.pi]), (2,), np.float32
-    )
-    return gym.spaces.Dict(spaces)
+# An observation or info dict: torch tensors (array="torch") or numpy arrays ("numpy").
+Observations = dict[str, Any]
+Info = dict[str, Any]
+# (observations, reward, terminated, truncated, info); reward and flags are [N] arrays.
+StepResult = tuple[Observations, Any, Any, Any, Info]
 
 
 class BatchNavEnv(gym.vector.VectorEnv):
@@ -197,6 +153,13 @@ class BatchNavEnv(gym.vector.VectorEnv):
             if noise.active
             else None
         )
+        self._wrappers = WrapperGuard(self)
+
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """``metadata["autoreset_mode"]``, as gymnasium's own vector envs also name it (TorchRL's
+        GymWrapper reads this attribute)."""
+        return self.metadata["autoreset_mode"]
 
     # ---- outputs ----
 
@@ -209,16 +172,28 @@ class BatchNavEnv(gym.vector.VectorEnv):
 
     def _info(self, ended: torch.Tensor) -> dict:
         info = {}
-        for name in _EPISODE_METRICS:
+        for name in EPISODE_METRICS:
             info[name], info[f"_{name}"] = self._results[name], ended
-        for key in _STEP_METRICS:
+        for key in STEP_METRICS:
             info[key], info[f"_{key}"] = self._results[key], self._all
         return info
 
     # ---- the gymnasium API ----
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observations, Info]:
+        """Starts new episodes; returns ``(observations, info)`` for every environment.
+
+        seed: seeds the simulator (its episode order and any randomness), as gymnasium's
+        ``reset(seed=)``; None continues from the current state. ``options={"reset_mask":
+        mask}`` (a bool [N] numpy array or tensor) restarts only the masked environments and
+        keeps the others' episodes running, as DISABLED autoreset needs; seed is then
+        ignored. Outputs are torch tensors on the env's device (array="torch", rewritten in
+        place by the next reset or step: ``.clone()`` what you keep) or fresh numpy arrays
+        (array="numpy"); info's metrics each come with a ``_key`` mask (module docstring)."""
         self._require_open()
+        self._wrappers.check(sys._getframe(1), reset=True)
         mask = (options or {}).get("reset_mask")
         if mask is not None:
             self.sim.reset_envs(self._mask(mask))
@@ -226,11 +201,22 @@ class BatchNavEnv(gym.vector.VectorEnv):
             self.sim.reset(seed)
         return self._out((self._observe(), self._info(torch.zeros_like(self._all))))
 
-    def step(self, actions):
+    def step(self, actions: Any) -> StepResult:
+        """Advances every environment by one action; returns ``(observations, reward,
+        terminated, truncated, info)``, reward [N] float32 and the flags [N] bool.
+
+        actions: [N] integers in 0..3 (STOP, MOVE_FORWARD, TURN_LEFT, TURN_RIGHT) as a torch
+        tensor on any device, a numpy array or a list. Ended episodes restart as
+        ``autoreset_mode`` says (module docstring). In array="torch" every output is a
+        tensor that the next step rewrites in place: ``.clone()`` what you keep; in
+        array="numpy" they are fresh host arrays."""
+        self._wrappers.check(sys._getframe(1), reset=False)
         self.step_async(actions)
         return self.step_wait()
 
-    def step_async(self, actions) -> None:
+    def step_async(self, actions: Any) -> None:
+        """Starts the step on a C++ thread and returns at once; step_wait() ends it. In
+        between, read no output of the env: the step is writing them."""
         self._require_open()
         if self.sim.stepping:
             raise RuntimeError("step_async() while a step is running: call step_wait() first")
@@ -240,26 +226,35 @@ class BatchNavEnv(gym.vector.VectorEnv):
             )
         self.sim.step_async(actions)  # it checks them, once
 
-    def step_wait(self, **kwargs):
+    def step_wait(self, **kwargs: Any) -> StepResult:
+        """Waits for the step that step_async() started; returns what step() returns."""
         self._require_open()
         self.sim.step_wait()
-        final_views = self._final_views
-        if self._noise is not None and final_views:  # with the ended episodes' draws
-            final_views = self._noise.apply(final_views)
         obs, results = self._observe(), self._results
         ended = results["terminated"] | results["truncated"]
         info = self._info(ended)
         # Asked of the host arrays: the device's answer would wait for the GPU.
-        host = self.sim.outputs
-        if final_views and (host.terminated.any() or host.truncated.any()):
-            final_obs = {**final_views, POINTGOAL: results["final_" + POINTGOAL]}
+        host_ended = self.sim.outputs.terminated | self.sim.outputs.truncated
+        final_obs = self._final_observations() if host_ended.any() else None
+        if final_obs is not None:
+            info |= {"final_info": _final_info(info, ended), "_final_info": ended}
             info |= {"final_obs": final_obs, "_final_obs": ended}
-            info |= {"final_info": dict(info), "_final_info": ended}
-        return self._out(
-            (obs, results["reward"], results["terminated"], results["truncated"], info)
-        )
+        out = self._out((obs, results["reward"], results["terminated"], results["truncated"]))
+        info = self._out(info)
+        if final_obs is not None:  # gymnasium's layout: one observation per environment
+            info["final_obs"] = per_env_observations(info["final_obs"], host_ended)
+        return (*out, info)
 
-    def _out(self, results: tuple) -> tuple:
+    def _final_observations(self) -> dict[str, torch.Tensor] | None:
+        """The ended episodes' last observations, batched, where final views are on."""
+        final_views = self._final_views
+        if not final_views:
+            return None
+        if self._noise is not None:  # with the ended episodes' draws
+            final_views = self._noise.apply(final_views)
+        return {**final_views, POINTGOAL: self._results["final_" + POINTGOAL]}
+
+    def _out(self, results: Any) -> Any:
         """The results in the env's array mode: the tensors themselves, or numpy copies."""
         return to_numpy(results) if self.array == "numpy" else results
 
@@ -277,13 +272,22 @@ class BatchNavEnv(gym.vector.VectorEnv):
         self._require_open()
         self.sim.set_max_episode_geodesic(metres)
 
-    def render(self):
-        """A mosaic of every environment's current view (RGB, else shaded depth) as an
-        [H, W, 3] uint8 array."""
+    def render(self) -> tuple[np.ndarray, ...]:
+        """Every environment's current view as an RGB frame, gymnasium's vector layout: a
+        tuple of N [H, W, 3] uint8 arrays (RGB where rendered, else shaded depth), which
+        gymnasium's RecordVideo tiles into a video. render_mosaic() gives one image."""
+        from batchsim.viz import observation_frames
+
+        self._require_open()
+        return tuple(observation_frames(self._observations))
+
+    def render_mosaic(self, max_views: int = 64) -> np.ndarray:
+        """The first max_views environments' current views tiled into one [H, W, 3] uint8
+        image (RGB where rendered, else shaded depth): for notebooks."""
         from batchsim.viz import observation_mosaic
 
         self._require_open()
-        return observation_mosaic(self._observations)
+        return observation_mosaic(self._observations, max_views)
 
     def close_extras(self, **kwargs) -> None:
         if not self._closed_env:
@@ -307,6 +311,12 @@ class BatchNavEnv(gym.vector.VectorEnv):
             f"autoreset_mode={self.metadata['autoreset_mode'].name}, "
             f"scenes={len(self.sim.scene_paths)}, episodes={len(self.sim.episodes)}{array})"
         )
+
+
+def _final_info(info: Info, ended: torch.Tensor) -> Info:
+    """gymnasium's ``final_info``: the step's info for the environments that ended, each
+    ``_key`` mask narrowed to them."""
+    return {key: value & ended if key.startswith("_") else value for key, value in info.items()}
 
 
 def _nominal_hfov(fields: dict) -> float:

@@ -2,7 +2,7 @@
 
     renderer = batchsim.BatchRenderer(context, batchsim.RendererConfig(views=1024, width=64,
                                       height=64, places=2, rgb=False))
-    renderer.set_scene(0, batchsim.Scene.load("apartment.bsscene").packed)
+    renderer.set_scene(0, batchsim.Scene.load("apartment.bsscene"))
     renderer.render(positions, rotations, places)   # [N, 3], [N, 4], [N] uint32
     depth = torch.from_dlpack(renderer.depth)        # [N, 1, H, W] float32, no copy
 

@@ -76,9 +76,30 @@ class SimOutputs:
 
 
 class SimOutputFields:
-    """``self.reward`` for ``self.outputs.reward``, for every SimOutputs field."""
+    """``self.reward`` for ``self.outputs.reward``, for every SimOutputs field (properties
+    made below; the annotations tell type checkers, and a test keeps them SimOutputs')."""
 
     outputs: SimOutputs
+    actions: np.ndarray
+    position: np.ndarray
+    rotation: np.ndarray
+    goal: np.ndarray
+    pointgoal: np.ndarray
+    reward: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    success: np.ndarray
+    spl: np.ndarray
+    softspl: np.ndarray
+    distance_to_goal: np.ndarray
+    collisions: np.ndarray
+    episode_step: np.ndarray
+    episode_index: np.ndarray
+    scene_index: np.ndarray
+    resident_scene: np.ndarray
+    active: np.ndarray
+    camera_position: np.ndarray
+    camera_rotation: np.ndarray
 
 
 for _field in dataclasses.fields(SimOutputs):

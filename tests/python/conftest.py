@@ -81,12 +81,13 @@ def run_example():
 
     examples = Path(__file__).resolve().parents[2] / "examples"
 
-    def run(name: str, *args) -> str:
+    def run(name: str, *args, cwd=None) -> str:
         result = subprocess.run(
             [sys.executable, str(examples / name), *map(str, args)],
             capture_output=True,
             text=True,
             timeout=300,
+            cwd=cwd,
         )
         assert result.returncode == 0, result.stderr
         return result.stdout

@@ -109,10 +109,14 @@ def test_same_step_autoreset_reports_the_final_observation(dataset, shared_conte
     assert info["_final_obs"].tolist() == [False, True, False]
     # The final observation is the ended episode's last view (a RIGHT turn after two LEFTs
     # sees what the first LEFT saw); the returned one already shows the new episode.
-    final = info["final_obs"]["depth"]
-    torch.testing.assert_close(final[0], before[0], atol=1e-3, rtol=0)
-    torch.testing.assert_close(final[2], before[2], atol=1e-3, rtol=0)
-    torch.testing.assert_close(final[1], final_view[1])  # STOP does not move
+    # gymnasium's layout (its SyncVectorEnv's): an object array of one observation dict per
+    # environment, None where no episode ended, so CleanRL's info["final_obs"][i] works.
+    final = info["final_obs"]
+    assert isinstance(final, np.ndarray) and final.dtype == object and final.shape == (3,)
+    assert final[0] is None and final[2] is None
+    assert set(final[1]) == {"depth", POINTGOAL}
+    torch.testing.assert_close(final[1]["depth"], final_view[1])  # STOP does not move
+    np.testing.assert_array_equal(final[1][POINTGOAL].numpy(), env.sim.final_pointgoal[1])
     torch.testing.assert_close(obs["depth"][0], before[0], atol=1e-3, rtol=0)
     # The simulator's same_step autoreset: the ended episode's counters (3 steps) are
     # reported, while env 1 already stands at its new episode's start.
@@ -122,7 +126,10 @@ def test_same_step_autoreset_reports_the_final_observation(dataset, shared_conte
     env0_start = env.sim.episodes[int(env.sim.episode_index[0])].start_rotation
     assert not np.allclose(env.sim.rotation[0], env0_start, atol=1e-3)  # still turned
     assert info["final_info"]["_success"].tolist() == [False, True, False]
-    assert info["final_obs"][POINTGOAL].shape == (3, 2)
+    # final_info is the ended environments' info: every mask narrowed to them.
+    assert info["final_info"]["_distance_to_goal"].tolist() == [False, True, False]
+    assert info["_distance_to_goal"].tolist() == [True, True, True]
+    assert info["final_obs"][1][POINTGOAL].shape == (2,)
     env.close()
 
 
@@ -223,7 +230,16 @@ def test_repr_and_render(dataset, shared_context):
     env = make(dataset, shared_context, num_envs=5, sensors=("depth",))
     env.reset(seed=0)
     assert repr(env).startswith("BatchNavEnv(num_envs=5, sensors=[depth], resolution=16x20")
-    image = env.render()
+    frames = env.render()  # gymnasium's vector layout: a frame per environment
+    assert isinstance(frames, tuple) and len(frames) == 5
+    for frame in frames:
+        assert frame.shape == (16, 20, 3) and frame.dtype == np.uint8
+    # Shaded depth: near is light, nothing (0) is black; the three channels alike.
+    views = torch.from_dlpack(env.sim.depth)[:, 0].numpy()
+    expected = 255 * (1 - np.clip(views / 8.0, 0, 1))
+    expected[views == 0] = 0
+    np.testing.assert_array_equal(np.stack(frames)[..., 1], expected.astype(np.uint8))
+    image = env.render_mosaic()
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
     assert image.shape[0] >= 2 * 16 and image.shape[1] >= 3 * 20  # a 3 x 2 grid of views
     env.close()

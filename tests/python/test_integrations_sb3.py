@@ -56,7 +56,7 @@ def test_steps_match_the_env(make):
     for i in ended:
         assert infos[i]["TimeLimit.truncated"] is False  # STOP terminates
         for key, value in infos[i]["terminal_observation"].items():
-            np.testing.assert_array_equal(value, info["final_obs"][key][i])
+            np.testing.assert_array_equal(value, info["final_obs"][i][key])
 
 
 def test_time_limit_is_truncation(make):
@@ -79,8 +79,12 @@ def test_batch_wide_attributes(make):
     with pytest.raises(ValueError, match="batch-wide"):
         env.set_attr("custom", 4, indices=[0])
     env.reset()
-    (image,) = env.env_method("render", indices=[0])
-    assert image.ndim == 3 and image.dtype == np.uint8
+    (frames,) = env.env_method("render", indices=[0])  # the env's: a frame per environment
+    assert len(frames) == N and frames[0].shape == (16, 20, 3) and frames[0].dtype == np.uint8
+    images = env.get_images()  # SB3 tiles these (VecVideoRecorder)
+    assert len(images) == N and all(
+        np.array_equal(a, b) for a, b in zip(images, frames, strict=True)
+    )
 
 
 @pytest.mark.parametrize(

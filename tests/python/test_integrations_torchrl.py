@@ -85,3 +85,55 @@ def test_partial_reset_restarts_only_the_masked(make):
 def test_rejects_other_modes(make, options, message):
     with pytest.raises(ValueError, match=message):
         TorchRLEnv(make(**options))
+
+
+def test_check_env_specs_with_depth_and_rgb(make):
+    env = TorchRLEnv(make(sensors=("depth", "rgb")))
+    check_env_specs(env)
+    spec = env.observation_spec["rgb"]
+    assert spec.shape == (N, 3, 16, 20) and spec.dtype == torch.uint8
+    assert spec.space.low.shape == (N, 3, 16, 20) and int(spec.space.high.max()) == 255
+    env.set_seed(3)
+    rollout = env.rollout(max_steps=6, break_when_any_done=False)
+    assert rollout["next", "rgb"].shape == (N, 6, 3, 16, 20)
+    assert spec.is_in(rollout["next", "rgb"][:, 0])
+
+
+def gym_wrapper(env):
+    from torchrl.envs import GymWrapper
+
+    return GymWrapper(env)
+
+
+def test_torchrls_own_gym_wrapper_with_depth_and_rgb(make):
+    # TorchRL's preferred mode for gymnasium vector envs: DISABLED, resets through "_reset".
+    env = gym_wrapper(make(sensors=("depth", "rgb"), array="numpy"))
+    check_env_specs(env)
+    env.set_seed(3)  # GymWrapper resets with the seed here, and again unseeded in rollout()
+    rollout = env.rollout(max_steps=12, break_when_any_done=False)
+    twin = make(sensors=("depth", "rgb"), array="numpy")
+    twin.reset(seed=3)
+    obs, _ = twin.reset()
+    np.testing.assert_array_equal(rollout["rgb"][:, 0].numpy(), obs["rgb"])
+    for t in range(12):  # every step is the twin's, partial resets included
+        if t and rollout["next", "done"][:, t - 1, 0].any():
+            twin.reset(options={"reset_mask": rollout["next", "done"][:, t - 1, 0].numpy()})
+        actions = rollout["action"][:, t].argmax(-1).numpy()  # one-hot in GymWrapper
+        obs, reward, terminated, truncated, _ = twin.step(actions)
+        np.testing.assert_array_equal(rollout["next", "truncated"][:, t, 0].numpy(), truncated)
+        for key in ("depth", "rgb", POINTGOAL):
+            np.testing.assert_array_equal(rollout["next", key][:, t].numpy(), obs[key])
+        np.testing.assert_array_equal(rollout["next", "reward"][:, t, 0].numpy(), reward)
+        np.testing.assert_array_equal(rollout["next", "terminated"][:, t, 0].numpy(), terminated)
+    assert rollout["next", "done"].any()  # episodes of 5 steps: partial resets happened
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [({"array": "torch"}, "keeps the tensors it is handed"),
+     ({"array": "numpy", "autoreset_mode": "same_step"}, "reads SAME_STEP final observations")],
+)  # fmt: skip
+def test_torchrls_gym_wrapper_is_refused_in_modes_it_mishandles(make, options, message):
+    env = make(**options)
+    with pytest.raises(TypeError, match=rf"^TorchRL's GymWrapper needs BatchNavEnv\(.*{message}"):
+        gym_wrapper(env).rollout(max_steps=2)

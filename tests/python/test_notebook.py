@@ -107,7 +107,7 @@ def test_quickstart_notebook_runs(procgen_dataset, tmp_path, monkeypatch):
     assert 0 <= int(re.search(r"^episodes ended: (\d+)$", stepped, re.MULTILINE).group(1)) <= 160
     assert "'depth': (8, 1, 64, 64), 'rgb': (8, 3, 64, 64)" in stepped
 
-    # env.render(): 8 views of 64x64 in a 3x3 mosaic with 2-pixel padding -> 200x200; the
+    # env.render_mosaic(): 8 views of 64x64 in a 3x3 mosaic with 2-pixel padding -> 200x200; the
     # depth-over-RGB mosaic: 8 columns, 2 rows -> 530x134; then the top-down map.
     render, views, top_down = png_outputs(cells)
     for png in (render, views, top_down):

@@ -11,7 +11,8 @@ import pytest
 import torch
 
 import batchsim
-from batchsim.sensor_noise import SensorNoise, SensorRandomizer, depth_edges
+from batchsim.sensor_noise import SensorNoise
+from batchsim.sensor_randomizer import SensorRandomizer, depth_edges
 from batchsim.train.config import TrainConfig
 
 N = 6

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from batchsim._version import __version__
 from batchsim.cli import (
     bench,
     check_dataset,
@@ -22,7 +23,10 @@ from batchsim.cli import eval as eval_command
 from batchsim.cli._common import report_errors
 from batchsim.errors import Error
 
-DESCRIPTION = "The `batchsim` command line. Subcommands arrive with the subsystems they drive."
+DESCRIPTION = (
+    "batchsim: a batch simulator for embodied RL. Train and evaluate PointNav agents, make and "
+    "import scenes and datasets, and check this machine. `batchsim COMMAND --help` for each."
+)
 SUBCOMMANDS = (
     eval_command,
     zero_shot,
@@ -40,6 +44,7 @@ SUBCOMMANDS = (
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="batchsim", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"batchsim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for subcommand in SUBCOMMANDS:
         subcommand.add_command(commands)

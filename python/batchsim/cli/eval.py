@@ -13,6 +13,7 @@ from pathlib import Path
 from batchsim._files import write_bytes_atomically
 from batchsim.cli import _common
 from batchsim.errors import Error
+from batchsim.train.intervals import describe
 
 LABELS = {"success": "success", "spl": "SPL", "softspl": "SoftSPL", "distance_to_goal": "dist (m)"}
 
@@ -135,14 +136,26 @@ def split_label(split) -> str:
 
 
 def format_table(results: dict) -> str:
-    """One row per agent: each measure as mean ± 95% CI half-width."""
-    header = f"{'agent':<8} {'episodes':>8}" + "".join(f" {v:>15}" for v in LABELS.values())
+    """One row per agent: each measure as its mean and 95% interval [low, high]; a last line
+    names each measure's interval method."""
+    header = f"{'agent':<8} {'episodes':>8}" + "".join(f" {v:>21}" for v in LABELS.values())
     rows = [header]
     for agent, summary in results.items():
         episodes = next(iter(summary.values()))["episodes"]
-        cells = "".join(f" {summary[m]['mean']:>7.3f} ± {summary[m]['ci95']:<5.3f}" for m in LABELS)
+        cells = "".join(f" {format_interval(summary[m]):>21}" for m in LABELS)
         rows.append(f"{agent:<8} {episodes:>8}{cells}")
+    first = next(iter(results.values()), None)
+    if first is not None and all("method" in first[m] for m in LABELS):
+        rows.append(describe({LABELS[m]: first[m] for m in LABELS}))
     return "\n".join(rows)
+
+
+def format_interval(stats: dict) -> str:
+    """`0.350 [0.260, 0.450]`: a mean and its 95% interval (mean ± half-width for summaries
+    written before intervals had bounds)."""
+    if "low" in stats:
+        return f"{stats['mean']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}]"
+    return f"{stats['mean']:.3f} ± {stats['ci95']:.3f}"
 
 
 def parse_agents(text: str) -> list[str]:

@@ -82,10 +82,12 @@ def evaluate_snapshots(
 
 
 def format_point(point: dict) -> str:
-    """One snapshot: its counters, then success and SPL as mean ± 95% CI half-width."""
+    """One snapshot: its counters, then success and SPL with their 95% intervals."""
+    from batchsim.cli.eval import format_interval
+
     minutes = point["elapsed_s"] / 60
     measures = "  ".join(
-        f"{name} {point[key]['mean']:.3f} ± {point[key]['ci95']:.3f}"
+        f"{name} {format_interval(point[key])}"
         for key, name in (("success", "success"), ("spl", "SPL"))
     )
     return f"{point['snapshot']}  {point['frames']:>13,} frames  {minutes:>7.2f} min  {measures}"

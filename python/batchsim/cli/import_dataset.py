@@ -26,7 +26,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     cmd = commands.add_parser(
         "import-dataset",
         help="import every scene model under a folder (Gibson, MP3D, HM3D, ...) in parallel",
-        description="Import every scene model (.glb, .gltf, .obj, .ply, .fbx, .dae, .stl)\n"
+        description="Import every scene model (.glb, .gltf, .obj, .ply, .fbx, .dae, .stl, .ifc)\n"
         "under SRC into OUT/<same relative path>.bsscene, in worker processes.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
     cmd = commands.add_parser(
@@ -87,8 +89,17 @@ def _add_navmesh_settings(cmd: argparse.ArgumentParser) -> None:
         default = getattr(defaults, name)
         kind = _parse_bool if isinstance(default, bool) else type(default)
         cmd.add_argument(
-            "--" + name.replace("_", "-"), type=kind, help=f"navmesh setting (default {default})"
+            "--" + name.replace("_", "-"),
+            type=kind,
+            help=f"navmesh setting (default {_shortest(default)})",
         )
+
+
+def _shortest(value: object) -> object:
+    """A float32 default as its shortest float32 spelling (0.05, not 0.05000000074505806)."""
+    if isinstance(value, float):
+        return float(np.format_float_positional(np.float32(value), trim="-"))
+    return value
 
 
 def _parse_bool(text: str) -> bool:

@@ -57,7 +57,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         help="evaluate agents zero-shot on real buildings (imports them, makes episodes)",
         description="Import every real building model installed here, generate seeded "
         "Habitat-rule PointNav episodes on them, and evaluate the agents over every episode "
-        "once (success, SPL, SoftSPL, distance_to_goal with 95%% confidence intervals). "
+        "once (success, SPL, SoftSPL, distance_to_goal with 95% confidence intervals). "
         "See docs/train.md, 'Zero-shot on real buildings'.",
     )
     cmd.add_argument("--out", default="runs/zero-shot", help="cache and results folder")

@@ -339,8 +339,19 @@ def _failure(job: SceneJob, reason: str, seconds: float) -> SceneResult:
     )
 
 
+# The importer's hint when a navmesh fails to bake names `batchsim import`'s options; every
+# scene of a dataset needs a navmesh, so import-dataset has no --no-navmesh to offer.
+SINGLE_IMPORT_HINT = "(import it without a navmesh: --no-navmesh, bake_navmesh=False)"
+DATASET_HINT = (
+    "(a dataset's scenes all need a navmesh: put the scene's Habitat .navmesh beside the "
+    "model, change the navmesh settings (--agent-radius, --cell-size, ...), or leave it out "
+    "with --exclude)"
+)
+
+
 def _reason(exc: Exception, model: Path) -> str:
     """The importer's own message (its type too where it is not batchsim's), said to be about
     an empty file where it is one: Assimp's "no suitable reader" would not say so."""
     message = str(exc) if isinstance(exc, (Error, OSError)) else f"{type(exc).__name__}: {exc}"
+    message = message.replace(SINGLE_IMPORT_HINT, DATASET_HINT)
     return f"empty file (0 bytes): {message}" if _size(model) == 0 else message

@@ -21,7 +21,7 @@ from urllib.parse import unquote
 
 from batchsim.errors import InvalidArgumentError, MissingFileError
 
-MODEL_SUFFIXES = (".glb", ".gltf", ".obj", ".ply", ".fbx", ".dae", ".stl")
+MODEL_SUFFIXES = (".glb", ".gltf", ".obj", ".ply", ".fbx", ".dae", ".stl", ".ifc")
 """Model files import-dataset picks up (Assimp reads more: `batchsim import` takes those)."""
 
 DEFAULT_EXCLUDE = ("*.semantic.glb", "*_semantic.ply")

@@ -1,5 +1,8 @@
 """Stable-Baselines3: :class:`SB3VecEnv` presents a BatchNavEnv as an SB3 ``VecEnv``.
 
+    import stable_baselines3
+    from batchsim.integrations.sb3 import SB3VecEnv
+
     env = batchsim.BatchNavEnv(split, 16, sensors=("depth",), resolution=(32, 32),
                                device="cpu", array="numpy", autoreset_mode="same_step")
     model = stable_baselines3.PPO("MultiInputPolicy", SB3VecEnv(env)).learn(10_000)
@@ -51,8 +54,7 @@ class SB3VecEnv(VecEnv):
         dones = terminated | truncated
         infos = _per_env_infos(info, self.num_envs)
         for i in np.flatnonzero(dones):
-            final = info["final_obs"]
-            infos[i]["terminal_observation"] = {key: value[i] for key, value in final.items()}
+            infos[i]["terminal_observation"] = info["final_obs"][i]  # gymnasium's, per env
             # SB3 bootstraps from the terminal observation only where time ran out.
             infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
         return obs, reward.astype(np.float32), dones, infos
@@ -79,7 +81,7 @@ class SB3VecEnv(VecEnv):
         return [False] * len(self._indices(indices))  # no per-environment gymnasium wrappers
 
     def get_images(self) -> Sequence[np.ndarray | None]:
-        return [self.env.render()]  # already one mosaic of the batch
+        return list(self.env.render())  # a frame per environment: SB3 tiles them
 
     def _indices(self, indices) -> Sequence[int]:
         if indices is None:

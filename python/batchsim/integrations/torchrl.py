@@ -1,5 +1,7 @@
 """TorchRL: :class:`TorchRLEnv` presents a BatchNavEnv as a batched TorchRL ``EnvBase``.
 
+    from batchsim.integrations.torchrl import TorchRLEnv
+
     env = batchsim.BatchNavEnv(split, 16, sensors=("depth",), resolution=(32, 32),
                                device="cpu", autoreset_mode="disabled")
     rollout = TorchRLEnv(env).rollout(max_steps=100, break_when_any_done=False)
@@ -41,7 +43,9 @@ class TorchRLEnv(EnvBase):
         observations = {}
         for key, space in self.env.single_observation_space.spaces.items():
             shape, dtype = n + space.shape, _torch_dtype(space.dtype)
-            low, high = torch.as_tensor(space.low), torch.as_tensor(space.high)
+            # One environment's bounds, repeated over the batch: a spec's bounds have its shape.
+            low = torch.as_tensor(space.low).expand(shape)
+            high = torch.as_tensor(space.high).expand(shape)
             bounded = bool(torch.isfinite(high.float()).all())
             observations[key] = (
                 Bounded(low, high, shape, device, dtype)

@@ -20,6 +20,7 @@
     schedule     the learning-rate recipe for large batches; linear annealing
     checkpoint   checkpoints written atomically; load_policy for eval and video
     snapshots    policy-only snapshots during training, for held-out curves afterwards
+    intervals    95% confidence intervals of evaluation measures (Wilson, bootstrap)
     elapsed      seconds since the command started (start-up included), over resumes
     distributed  several ranks (DDP, statistics across ranks)
     evaluate     every episode of a split once: agents, measures, 95% intervals

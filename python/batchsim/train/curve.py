@@ -90,10 +90,10 @@ def plot_learning_curve(log_dir: str | Path, out: str | Path | None = None) -> P
                     x = [p[axis_index] for p in source[column]]
                     ax.plot(x, [p[2] for p in source[column]], style, label=name)
             for agent, summary in final.items():
-                mean, ci = summary[measure]["mean"], summary[measure]["ci95"]
+                mean = summary[measure]["mean"]
                 colour = BASELINE_STYLE.get(agent, "black")
                 ax.axhline(mean, color=colour, linestyle="--", label=f"val: {agent}")
-                ax.axhspan(mean - ci, mean + ci, color=colour, alpha=0.15)
+                ax.axhspan(*bounds(summary[measure]), color=colour, alpha=0.15)
             ax.set_xlabel(label)
             ax.set_ylabel("SPL" if measure == "spl" else "success")
             ax.set_ylim(0, 1)
@@ -247,16 +247,19 @@ def plot_heldout(curves: list, labels: list[str], out: str | Path) -> Path:
     return _save(figure, plt, Path(out))
 
 
+def bounds(stats: dict) -> tuple[float, float]:
+    """A summary's 95% interval: its bounds, or mean ± ci95 where it predates them."""
+    if "low" in stats:
+        return stats["low"], stats["high"]
+    return stats["mean"] - stats["ci95"], stats["mean"] + stats["ci95"]
+
+
 def _draw_heldout(ax, curve: dict, measure: str, key: str, scale: float, colour, name) -> None:
     points = curve["snapshots"]
     x = [p[key] * scale for p in points]
     mean = [p[measure]["mean"] for p in points]
-    ci = [p[measure]["ci95"] for p in points]
     ax.plot(x, mean, "o-", color=colour, markersize=3, label=name)
-    low, high = (
-        [m - c for m, c in zip(mean, ci, strict=True)],
-        [m + c for m, c in zip(mean, ci, strict=True)],
-    )
+    low, high = zip(*(bounds(p[measure]) for p in points), strict=True)
     ax.fill_between(x, low, high, color=colour, alpha=0.2, linewidth=0)
     reached = curve.get("reach", {}).get(measure)
     if reached is not None:
@@ -268,13 +271,13 @@ def _draw_levels(ax, curves: list[dict], measure: str) -> None:
     drawn = set()
     for curve in curves:
         for agent, summary in curve.get("baselines", {}).items():
-            mean, ci = summary[measure]["mean"], summary[measure]["ci95"]
+            mean = summary[measure]["mean"]
             if (agent, mean) in drawn:
                 continue
             drawn.add((agent, mean))
             colour = BASELINE_STYLE.get(agent, "black")
             ax.axhline(mean, color=colour, linestyle="--", linewidth=1, label=agent)
-            ax.axhspan(mean - ci, mean + ci, color=colour, alpha=0.12)
+            ax.axhspan(*bounds(summary[measure]), color=colour, alpha=0.12)
         if ("threshold", curve["threshold"]) not in drawn:
             drawn.add(("threshold", curve["threshold"]))
             ax.axhline(

@@ -17,6 +17,7 @@ from batchsim.options import TaskConfig
 from batchsim.simulator import Simulator
 from batchsim.train import cpus
 from batchsim.train.config import TrainConfig
+from batchsim.train.intervals import interval
 from batchsim.train.models import NO_ACTION, Policy, preprocess
 
 MEASURES = ("success", "spl", "softspl", "distance_to_goal")
@@ -103,15 +104,11 @@ def run_episodes(sim: Simulator, agent, bar=None, fields=MEASURES) -> dict[str, 
     return {name: np.asarray(values) for name, values in results.items()}
 
 
-def summarize(results: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
-    """Mean and the half-width of its 95% confidence interval (normal approximation)."""
-    out = {}
-    for name, values in results.items():
-        n = len(values)
-        mean = float(values.mean()) if n else 0.0
-        half = 1.96 * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else 0.0
-        out[name] = {"mean": mean, "ci95": half, "episodes": n}
-    return out
+def summarize(results: dict[str, np.ndarray]) -> dict[str, dict]:
+    """Each measure's mean and 95% confidence interval: {mean, ci95 (half its width), low,
+    high, method, episodes}; Wilson for success, a percentile bootstrap for the others
+    (batchsim.train.intervals says why)."""
+    return {name: interval(name, values) for name, values in results.items()}
 
 
 # Scenes an evaluation keeps resident at most to keep its environments busy: 128 procedural

@@ -21,7 +21,13 @@ from batchsim.viz.topdown import (
     ground_island,
     topdown_image,
 )
-from batchsim.viz.views import depth_image, mosaic, observation_mosaic, resize_nearest
+from batchsim.viz.views import (
+    depth_image,
+    mosaic,
+    observation_frames,
+    observation_mosaic,
+    resize_nearest,
+)
 
 __all__ = [
     "BLOCKED",
@@ -40,6 +46,7 @@ __all__ = [
     "ground_island",
     "heading_vector",
     "mosaic",
+    "observation_frames",
     "observation_mosaic",
     "resize_nearest",
     "topdown_image",

@@ -22,7 +22,7 @@ def mosaic(
 
 
 def depth_image(depth: np.ndarray, range_m: float = 8.0) -> np.ndarray:
-    """[H, W] metres as RGB: near is light, far or nothing (0) dark."""
+    """[..., H, W] metres as RGB [..., H, W, 3]: near is light, far or nothing (0) dark."""
     shade = 255 * (1 - np.clip(depth / range_m, 0, 1))
     shade[depth == 0] = 0
     return np.repeat(shade[..., None], 3, -1).astype(np.uint8)
@@ -36,6 +36,16 @@ def observation_mosaic(observations: dict, max_views: int = 64) -> np.ndarray:
     else:
         views = [depth_image(np.asarray(v)[0]) for v in _host(observations["depth"], max_views)]
     return mosaic(views, columns=int(np.ceil(np.sqrt(len(views)))), pad=2)
+
+
+def observation_frames(observations: dict) -> np.ndarray:
+    """Every environment's view as an RGB frame, [N, H, W, 3] uint8: ``rgb`` [N, 3, H, W]
+    where present, else shaded ``depth`` [N, 1, H, W] (torch tensors or numpy arrays)."""
+    if "rgb" in observations:
+        rgb = _host(observations["rgb"], len(observations["rgb"]))
+        return np.ascontiguousarray(rgb.transpose(0, 2, 3, 1))
+    depth = _host(observations["depth"], len(observations["depth"]))
+    return depth_image(depth[:, 0])
 
 
 def _host(tensor, count: int) -> np.ndarray:
