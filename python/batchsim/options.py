@@ -3,8 +3,8 @@
 defaults and checks live in C++ only. This module turns keyword arguments into them, so
 that ``batchsim.BatchSim``, ``batchsim.Simulator`` and ``batchsim.BatchNavEnv`` accept the
 same field names without repeating a default. Every field is set through a check of its type
-and C++ range (batchsim._value_fields), which names the field; a field given both in a
-config object and as a keyword is refused rather than one silently winning.
+and C++ range (batchsim._value_fields), which names the field; a field that a config object
+and a keyword set to different values is refused rather than one silently winning.
 
 >>> SimConfig(num_envs=64, mode="eval").replace(seed=3)
 >>> simulator_configs(num_envs=64, sensors=("depth", "rgb"), resolution=128, backend="compute")
@@ -40,22 +40,28 @@ class SimulatorConfigs(NamedTuple):
 
 def sim_config(config: SimConfig | None = None, **fields: Any) -> SimConfig:
     """``config`` (SimConfig's defaults when None) with ``fields`` set; TypeError names a
-    field SimConfig lacks, InvalidArgumentError a bad value or a field given both in
-    ``config`` and as a keyword."""
-    _refuse_both(config, "config", fields)
+    field SimConfig lacks, InvalidArgumentError a bad value or a field that ``config`` and a
+    keyword set to different values."""
+    wanted = SimConfig().replace(**fields)
+    _refuse_conflicts(config, "config", wanted, fields)
     return (config if config is not None else SimConfig()).replace(**fields)
 
 
-def _refuse_both(given, argument: str, fields: dict[str, Any]) -> None:
-    """InvalidArgumentError when ``given`` (a config object, None: none) and ``fields`` both
-    set a field: which one should win is a guess, so neither does."""
-    if given is None or not fields:
+def _refuse_conflicts(given, argument: str, wanted, fields) -> None:
+    """InvalidArgumentError when ``given`` (a config object, None: none) sets one of
+    ``fields`` (a value other than its type's default) to other than the keywords give
+    (``wanted``: the defaults with the keywords applied): which should win is a guess, so
+    neither does. A keyword over a field the config left at its default is no conflict."""
+    if given is None:
         return
-    name = sorted(fields)[0]
-    raise InvalidArgumentError(
-        f"{name}: given both as a keyword ({fields[name]!r}) and by {argument}= "
-        f"({type(given).__name__}); set each field once, in {argument}= or as a keyword"
-    )
+    defaults = type(given)()
+    for name in sorted(fields):
+        mine, theirs = getattr(given, name), getattr(wanted, name)
+        if mine != getattr(defaults, name) and mine != theirs:
+            raise InvalidArgumentError(
+                f"{name}: {argument}= ({type(given).__name__}) sets {mine!r} and a keyword "
+                f"{theirs!r}; set each field once, in {argument}= or as a keyword"
+            )
 
 
 def render_options(
@@ -68,14 +74,13 @@ def render_options(
     """``options`` (RenderOptions' defaults when None) with ``fields`` changed. Shorthands:
     ``sensors``, a non-empty subset of ("depth", "rgb"), sets depth and rgb; ``resolution``,
     (height, width) or one int, sets height and width. A field given both in ``options`` and
-    as a keyword raises InvalidArgumentError."""
-    shorthands = {"sensors": sensors, "resolution": resolution}
-    _refuse_both(options, "render", fields | {k: v for k, v in shorthands.items() if v is not None})
+    as a keyword with different values raises InvalidArgumentError."""
     if sensors is not None:
         chosen = check_sensors(sensors)
         fields |= {"depth": "depth" in chosen, "rgb": "rgb" in chosen}
     if resolution is not None:
         fields["height"], fields["width"] = check_resolution(resolution)
+    _refuse_conflicts(options, "render", RenderOptions().replace(**fields), fields)
     return (options if options is not None else RenderOptions()).replace(**fields)
 
 

@@ -89,19 +89,33 @@ def split(procgen_dataset):
 
 
 def test_a_setting_given_two_ways_raises(split, cpu_context):
+    """Two different values for one field raise; a keyword over a field the config object
+    left at its default is no conflict (BatchSim(split, 4, config=SimConfig(seed=1)))."""
+    wide = RenderOptions(height=32, width=32)
     cases = [
         (batchsim.BatchSim, {"config": SimConfig(num_envs=8), "num_envs": 4}, "num_envs"),
         (batchsim.BatchSim, {"config": SimConfig(seed=1), "seed": 2}, "seed"),
         (batchsim.Simulator, {"config": SimConfig(num_envs=8), "num_envs": 4}, "num_envs"),
-        (batchsim.Simulator, {"render": RenderOptions(), "resolution": 16}, "resolution"),
-        (batchsim.Simulator, {"render": RenderOptions(), "sensors": ("rgb",)}, "sensors"),
-        (batchsim.Simulator, {"render": RenderOptions(), "width": 16}, "width"),
+        (batchsim.Simulator, {"render": wide, "resolution": 16}, "height"),
+        (
+            batchsim.Simulator,
+            {"render": RenderOptions(depth=False, rgb=True), "sensors": ("depth",)},
+            "depth",
+        ),
+        (batchsim.Simulator, {"render": wide, "width": 16}, "width"),
         (batchsim.BatchNavEnv, {"context": cpu_context, "device": "cuda:0"}, "device"),
     ]
     for build, arguments, name in cases:
         extra = {} if build is batchsim.BatchSim or "context" in arguments else {"device": "cpu"}
         with pytest.raises(InvalidArgumentError, match=rf"^{name}: "):
             build(split, **arguments, **extra)
+    sim = batchsim.BatchSim(split, 4, config=SimConfig(seed=1))  # num_envs: config's default
+    assert (sim.num_envs, sim.config.seed) == (4, 1)
+    simulator = batchsim.Simulator(
+        split, 2, context=cpu_context, render=RenderOptions(depth=False, rgb=True), resolution=8
+    )
+    assert simulator.resolution == (8, 8)
+    simulator.close()
     env = batchsim.BatchNavEnv(  # agreeing device and context, a config and other keywords
         split, context=cpu_context, device="cpu", config=SimConfig(num_envs=2), resolution=8
     )
