@@ -52,5 +52,11 @@ def compile_encoders(policies: list[nn.Module], choice: str, device: torch.devic
             warnings.warn(message, stacklevel=2)
         return False
     for policy in {id(p): p for p in policies}.values():
-        policy.encoder.compile(dynamic=False)
+        compile_encoder(policy)
     return True
+
+
+def compile_encoder(policy: nn.Module, backend="inductor") -> None:
+    """The one way the encoder is compiled: in place, static shapes (a graph per input shape
+    and mode). `backend`: Inductor, or a wrapper of it (the tests count its graphs)."""
+    policy.encoder.compile(dynamic=False, backend=backend)

@@ -8,6 +8,7 @@ clipped."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 from torch.distributions import Categorical
@@ -84,6 +85,38 @@ def _unwrapped(policy) -> Policy:
     )
 
 
+class MinibatchLoss(NamedTuple):
+    """The loss one minibatch's step descends, and what its statistics are made of."""
+
+    loss: torch.Tensor
+    policy_loss: torch.Tensor
+    value_loss: torch.Tensor
+    entropy: torch.Tensor  # [T * M]
+    ratio: torch.Tensor  # [T * M], new / old probability of the stored actions
+    log_probs: torch.Tensor  # [T * M]
+    old_log_probs: torch.Tensor  # [T * M], from the rollout
+    auxiliaries: dict[str, torch.Tensor]
+
+
+def minibatch_loss(
+    policy: Policy, storage: RolloutStorage, envs: torch.Tensor, advantages, s: PPOSettings
+) -> MinibatchLoss:
+    """PPO's loss on the sequences of `envs`: the clipped surrogate, the value loss, the
+    entropy bonus and the auxiliary heads' weighted losses."""
+    log_probs, entropy, values, auxiliaries = evaluate(policy, storage, envs, s)
+    old = storage.log_probs[:, envs].flatten()
+    adv = advantages[:, envs].flatten()
+    returns = storage.returns[:, envs].flatten()
+    ratio = torch.exp(log_probs - old)
+    clipped = ratio.clamp(1 - s.clip, 1 + s.clip)
+    policy_loss = -torch.min(ratio * adv, clipped * adv).mean()
+    value_loss = value_loss_of(returns, values, _unwrapped(policy).value_norm)
+    loss = policy_loss + s.value_coef * value_loss - s.entropy_coef * entropy.mean()
+    for name, auxiliary in auxiliaries.items():
+        loss = loss + auxiliary_coef(s, name) * auxiliary.float()
+    return MinibatchLoss(loss, policy_loss, value_loss, entropy, ratio, log_probs, old, auxiliaries)
+
+
 def update(
     policy: Policy, optimizer, storage: RolloutStorage, s: PPOSettings, scaler=None, generator=None
 ) -> dict[str, float]:
@@ -106,25 +139,16 @@ def update(
     for _ in range(s.epochs):
         order = torch.randperm(storage.envs, device=advantages.device, generator=generator)
         for envs in order.chunk(s.minibatches):
-            log_probs, entropy, values, auxiliaries = evaluate(policy, storage, envs, s)
-            old = storage.log_probs[:, envs].flatten()
-            adv = advantages[:, envs].flatten()
-            returns = storage.returns[:, envs].flatten()
-            ratio = torch.exp(log_probs - old)
-            clipped = ratio.clamp(1 - s.clip, 1 + s.clip)
-            policy_loss = -torch.min(ratio * adv, clipped * adv).mean()
-            value_loss = value_loss_of(returns, values, value_norm)
-            loss = policy_loss + s.value_coef * value_loss - s.entropy_coef * entropy.mean()
-            for name, auxiliary in auxiliaries.items():
-                loss = loss + auxiliary_coef(s, name) * auxiliary.float()
+            out = minibatch_loss(policy, storage, envs, advantages, s)
+            for name, auxiliary in out.auxiliaries.items():
                 stat = AUXILIARY_STATS[name]
                 totals[stat] = totals.get(stat, 0.0) + auxiliary.item()
             optimizer.zero_grad(set_to_none=True)
             if scaler is not None:
-                scaler.scale(loss).backward()
+                scaler.scale(out.loss).backward()
                 scaler.unscale_(optimizer)
             else:
-                loss.backward()
+                out.loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), s.max_grad_norm)
             if scaler is not None:
                 scaler.step(optimizer)
@@ -132,11 +156,11 @@ def update(
             else:
                 optimizer.step()
             with torch.no_grad():
-                totals["policy_loss"] += policy_loss.item()
-                totals["value_loss"] += value_loss.item()
-                totals["entropy"] += entropy.mean().item()
-                totals["clip_fraction"] += ((ratio - 1).abs() > s.clip).float().mean().item()
-                totals["approx_kl"] += (old - log_probs).mean().item()
+                totals["policy_loss"] += out.policy_loss.item()
+                totals["value_loss"] += out.value_loss.item()
+                totals["entropy"] += out.entropy.mean().item()
+                totals["clip_fraction"] += ((out.ratio - 1).abs() > s.clip).float().mean().item()
+                totals["approx_kl"] += (out.old_log_probs - out.log_probs).mean().item()
             count += 1
     stats = {k: v / count for k, v in totals.items()}
     if value_norm is not None:
