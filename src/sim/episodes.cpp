@@ -70,8 +70,9 @@ void check_scene_files(const EpisodeSet& e) {
         std::error_code error;
         if (!std::filesystem::is_regular_file(path, error)) missing.push_back(path.string());
     }
-    BATCHSIM_CHECK(missing.empty(), FileNotFound,
-                   str(missing.size(), " scene file(s) not found: ", join(missing)));
+    BATCHSIM_CHECK(
+        missing.empty(), FileNotFound,
+        str(missing.size(), " scene file(s) not found (or not regular files): ", join(missing)));
 }
 
 }  // namespace

@@ -9,8 +9,9 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from batchsim._files import read_regular_bytes
 from batchsim._files import write_bytes_atomically as write_atomic  # noqa: F401 (re-export)
-from batchsim.errors import FileIoError, FormatError, MissingFileError
+from batchsim.errors import FormatError
 
 # Level 6 is zlib's default: within a few percent of 9 on episode JSON, several times faster.
 GZIP_LEVEL = 6
@@ -18,12 +19,7 @@ GZIP_LEVEL = 6
 
 def read_json_gz(path: Path) -> Any:
     """The decoded JSON document in the gzip file `path`."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise MissingFileError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise FileIoError(f"{path}: cannot read: {exc}") from exc
+    raw = read_regular_bytes(path, "dataset file")  # a named pipe would block for ever
     try:
         text = gzip.decompress(raw)
     except (OSError, EOFError, zlib.error) as exc:
