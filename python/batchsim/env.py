@@ -63,6 +63,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 import torch
+from gymnasium.error import NoAsyncCallError
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
@@ -238,6 +239,11 @@ class BatchNavEnv(gym.vector.VectorEnv):
 
     def step_wait(self, **kwargs):
         self._require_open()
+        if not self.sim.stepping:  # it would hand back the previous step's results again
+            raise NoAsyncCallError(
+                "step_wait() without step_async() before it: there is no step to wait for",
+                "step_wait",
+            )
         self.sim.step_wait()
         final_views = self._final_views
         if self._noise is not None and final_views:  # with the ended episodes' draws
