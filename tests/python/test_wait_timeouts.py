@@ -23,10 +23,10 @@ if when == "upload":
     os.environ["BATCHSIM_WAIT_TIMEOUT_S"] = "1e-6"
 env = None
 try:
-    env = batchsim.BatchNavEnv(split, 64, resolution=(128, 128), sensors=("depth", "rgb"))
+    env = batchsim.BatchNavEnv(split, 256, resolution=(128, 128), sensors=("depth", "rgb"))
     env.reset(seed=0)
     os.environ["BATCHSIM_WAIT_TIMEOUT_S"] = "1e-6"
-    env.step(np.ones(64, dtype=np.int64))
+    env.step(np.ones(256, dtype=np.int64))
 except batchsim.WaitTimeoutError as error:
     print("timed out:", error, flush=True)
 if env is not None:
@@ -50,4 +50,7 @@ def test_teardown_after_a_timed_out_wait_is_clean(procgen_dataset, when):
     assert "timed out: waited" in run.stdout and "BATCHSIM_WAIT_TIMEOUT_S" in run.stdout
     assert ("render" in run.stdout) == (when == "render"), run.stdout
     assert "torn down" in run.stdout
-    assert "left allocated rather than freed under it" in run.stderr
+    # A render of 256 views at 128 x 128 (~0.5 s on lavapipe) still runs at teardown: its
+    # memory is left to it. A scene upload is a quick copy, often done by then: freed.
+    if when == "render":
+        assert "left allocated rather than freed under it" in run.stderr
