@@ -158,6 +158,9 @@ class NavMesh:
     def distance_to_closest_obstacle(
         self, point: ArrayLike, max_search_radius: float = 2.0
     ) -> float: ...
+    def start_problems(
+        self, start_positions: ArrayLike, start_rotations: ArrayLike
+    ) -> list[tuple[int, str]]: ...
     def get_topdown_view(
         self, meters_per_pixel: float, height: float, eps: float = 0.5
     ) -> NDArray[np.bool_]: ...

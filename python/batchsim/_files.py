@@ -1,16 +1,61 @@
 """Atomic file writes: a temporary file in the target's folder, flushed to disk and renamed
 over the target, so readers never see a partial file and a failure or a kill at any moment
-leaves the old file (or none) in place."""
+leaves the old file (or none) in place. And checked reads: regular files only."""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from batchsim.errors import FileIoError
+from batchsim.errors import FileIoError, InvalidArgumentError, MissingFileError
+
+_SPECIAL_FILES = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def open_regular(path: str | os.PathLike, what: str = "file") -> BinaryIO:
+    """`path` opened for binary reading. A named pipe would block open() until a writer
+    came, for ever, and a device might never end, so anything but a regular file raises
+    InvalidArgumentError (without blocking); MissingFileError when there is nothing there,
+    FileIoError when it cannot be opened. `what` names the file in the messages."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise MissingFileError(f"{path}: no such file (the {what})") from None
+    except OSError as exc:
+        raise FileIoError(f"{path}: cannot open the {what}: {exc}") from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _SPECIAL_FILES if test(mode)), "a special file")
+            raise InvalidArgumentError(
+                f"{path}: the {what} is {kind}; expected a regular file (batchsim reads no "
+                "pipes or devices)"
+            )
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
+    """The bytes of the regular file `path` (open_regular's errors; FileIoError when a
+    read fails)."""
+    with open_regular(path, what) as f:
+        try:
+            return f.read()
+        except OSError as exc:
+            raise FileIoError(f"{path}: cannot read the {what}: {exc}") from exc
 
 
 def _temporary_prefix(path: Path) -> str:

@@ -67,6 +67,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 import torch
+from gymnasium.error import NoAsyncCallError
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
@@ -229,6 +230,11 @@ class BatchNavEnv(gym.vector.VectorEnv):
     def step_wait(self, **kwargs: Any) -> StepResult:
         """Waits for the step that step_async() started; returns what step() returns."""
         self._require_open()
+        if not self.sim.stepping:  # it would hand back the previous step's results again
+            raise NoAsyncCallError(
+                "step_wait() without step_async() before it: there is no step to wait for",
+                "step_wait",
+            )
         self.sim.step_wait()
         obs, results = self._observe(), self._results
         ended = results["terminated"] | results["truncated"]

@@ -210,7 +210,7 @@ bool is_gltf_path(const std::filesystem::path& path) {
 }
 
 std::optional<std::string> read_gltf_json(const std::filesystem::path& path) {
-    OpenFile file = open_for_reading(path);
+    OpenFile file = open_for_reading(path, "model");
     std::array<std::uint8_t, kGlbHeaderBytes> header{};
     const std::size_t got = read_chunked(file.fd.get(), header, path);
     if (got == header.size() && read_u32(header.data()) == kGlbMagic)

@@ -33,10 +33,11 @@ TextureData load_embedded(const aiTexture& texture, std::string name) {
 }
 
 // `path` itself, else a case-insensitive match in its folder (models made on Windows often
-// say TEXTURE.PNG for texture.png); empty if neither exists.
+// say TEXTURE.PNG for texture.png); empty if neither exists. `path` is taken whatever kind
+// of file it is: reading refuses a pipe or device by name rather than skipping it.
 fs::path find_file(const fs::path& path) {
     std::error_code error;
-    if (fs::is_regular_file(path, error)) return path;
+    if (fs::exists(path, error)) return path;
     const auto lower = [](std::string s) {
         for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         return s;

@@ -13,6 +13,7 @@
 
 #include "assets/gltf_checks.hpp"
 #include "assets/gltf_json.hpp"
+#include "assets/import_files.hpp"
 #include "assets/import_materials.hpp"
 #include "assets/mesh_chunks.hpp"
 #include "assets/obj_checks.hpp"
@@ -100,10 +101,12 @@ void check_raw_scene(const aiScene& scene, const fs::path& source) {
 }
 
 // glTF files skip TransformUVCoords: import_materials bakes KHR_texture_transform itself.
-const aiScene& read_scene(Assimp::Importer& importer, const fs::path& source, bool gltf) {
+const aiScene& read_scene(Assimp::Importer& importer, const RegularFileSystem& files,
+                          const fs::path& source, bool gltf) {
     importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
                                 aiPrimitiveType_POINT | aiPrimitiveType_LINE);
     const aiScene* scene = importer.ReadFile(source.string(), aiProcess_ValidateDataStructure);
+    check_no_refusal(files, source.string());  // before Assimp's vaguer "cannot open"
     BATCHSIM_CHECK(scene != nullptr && (scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) == 0,
                    CorruptData,
                    str("cannot import model '", source.string(),
@@ -209,10 +212,12 @@ SceneData import_model(const fs::path& source, const ImportOptions& options) {
     check_options(options);
     const AxisMatrix axes = parse_axes(options.axes);
     Assimp::Importer importer;
+    const RegularFileSystem& files = read_regular_files_only(importer);
     check_source_file(source, importer);
+    check_no_refusal(files, source.string());
     const bool gltf = gltf::is_gltf_path(source);
     const Transform transform{axes, options.scale, determinant(axes) < 0};
-    const aiScene& scene = read_scene(importer, source, gltf);
+    const aiScene& scene = read_scene(importer, files, source, gltf);
     std::map<unsigned, MaterialMesh> by_material =
         collect_triangles(scene, transform, uv_mappings(scene, gltf), source);
 

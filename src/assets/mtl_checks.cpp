@@ -32,9 +32,11 @@ bool needs_material(std::string_view s) {
     return s.size() > 1 && (s[0] == 'n' || s[0] == 'N') && s[1] == 'o';
 }
 
+// Any kind of file: a pipe or device named as the library is refused when read, not skipped
+// (Assimp would open it and wait for a writer for ever).
 bool is_file(const fs::path& path) {
     std::error_code error;
-    return fs::is_regular_file(path, error);
+    return fs::exists(path, error) && !fs::is_directory(path, error);
 }
 
 }  // namespace

@@ -300,9 +300,15 @@ void check_obj_elements(const fs::path& path) {
     }
     BATCHSIM_CHECK(file.eof(), Io, str("cannot read model '", path.string(), "'"));
     reader.finish();
-    for (const std::string& name : scan.libraries())
-        if (const std::optional<fs::path> library = material_library_path(path, name))
+    for (const std::string& name : scan.libraries()) {
+        const std::optional<fs::path> library = material_library_path(path, name);
+        if (!library) continue;
+        try {
             check_material_library(*library);
+        } catch (const Error& error) {  // say whose library it is
+            throw Error(error.kind(), str("model '", path.string(), "': ", error.what()));
+        }
+    }
 }
 
 }  // namespace batchsim::assets

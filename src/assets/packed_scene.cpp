@@ -67,7 +67,7 @@ PackedScene PackedScene::from_bytes(std::span<const std::uint8_t> bytes, Checksu
 
 PackedScene PackedScene::load(const std::filesystem::path& path) {
     require_file(path, "packed scene");
-    const OpenFile file = open_for_reading(path);
+    const OpenFile file = open_for_reading(path, "packed scene");
     AlignedBytes buffer(file.size);
     const std::size_t got = read_chunked(file.fd.get(), {buffer.data(), file.size}, path);
     return adopt(std::move(buffer), got, ChecksumPolicy::Verify, origin_of(path));

@@ -20,6 +20,22 @@ std::vector<std::uint8_t> bake_scene_navmesh(const SceneData& scene,
     }
 }
 
+void check_output_is_not_an_input(const std::filesystem::path& out,
+                                  const std::filesystem::path& model,
+                                  const SceneBuildOptions& options) {
+    const auto check = [&](const std::filesystem::path& input, const char* role) {
+        std::error_code error;  // either one missing: not the same file
+        BATCHSIM_CHECK(
+            !std::filesystem::equivalent(out, input, error), InvalidArgument,
+            str("output '", out.string(), "' is the ", role, " '", input.string(),
+                "' itself (the same file): writing the packed scene would replace "
+                "it; choose another output, such as '",
+                std::filesystem::path(model).replace_extension(".bsscene").string(), "'"));
+    };
+    check(model, "model");
+    if (options.navmesh_file) check(*options.navmesh_file, "navmesh");
+}
+
 SceneData build_scene(const std::filesystem::path& model, const SceneBuildOptions& options) {
     SceneData scene = import_model(model, options.import);
     // In place: pack_scene would copy the scene to limit its sizes.

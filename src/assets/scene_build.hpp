@@ -24,6 +24,13 @@ struct SceneBuildOptions {
 // then loads (and validates) or bakes its navmesh.
 SceneData build_scene(const std::filesystem::path& model, const SceneBuildOptions& options);
 
+// Throws Error(InvalidArgument) if `out` is the model or the navmesh file `options` names
+// (the same file under any name: a symlink, a hard link): the packed scene written there
+// would replace its own source (issue 40). Call before build_scene.
+void check_output_is_not_an_input(const std::filesystem::path& out,
+                                  const std::filesystem::path& model,
+                                  const SceneBuildOptions& options);
+
 // Bakes a navmesh of a scene's triangles: a Habitat .navmesh image.
 std::vector<std::uint8_t> bake_scene_navmesh(const SceneData& scene,
                                              const nav::NavMeshSettings& settings);

@@ -22,7 +22,7 @@ py::array_t<float> nan_point() {
 Handle bake(const FloatArray& vertices,
             const py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>& indices,
             const nav::NavMeshSettings& settings) {
-    const auto positions = to_points(vertices, "vertices");
+    const auto positions = to_points(vertices, "vertices", false);  // bake() checks them
     BATCHSIM_CHECK((indices.ndim() == 2 && indices.shape(1) == 3) || indices.ndim() == 1,
                    InvalidArgument,
                    str("indices: expected shape [T, 3] or [3T], got ", shape_of(indices)));
@@ -134,6 +134,7 @@ void bind_queries(py::class_<PyNavMesh, Handle>& c) {
             "is_navigable",
             [](PyNavMesh& n, const FloatArray& p, float max_y_delta) {
                 const auto point = to_point(p, "point");
+                checked_number(max_y_delta, "max_y_delta", 0, true);
                 return n.locked(
                     [&](nav::NavQuery& q) { return q.is_navigable(point, max_y_delta); });
             },
@@ -197,6 +198,7 @@ void bind_motion(py::class_<PyNavMesh, Handle>& c) {
             "distance_to_closest_obstacle",
             [](PyNavMesh& n, const FloatArray& p, float radius) {
                 const auto point = to_point(p, "point");
+                checked_number(radius, "max_search_radius", 0, false);
                 return n.locked([&](nav::NavQuery& q) {
                     return q.distance_to_closest_obstacle(point, radius);
                 });
@@ -205,6 +207,9 @@ void bind_motion(py::class_<PyNavMesh, Handle>& c) {
         .def(
             "get_topdown_view",
             [](PyNavMesh& n, float mpp, float height, float eps) {
+                BATCHSIM_CHECK(std::isfinite(height), InvalidArgument,
+                               str("height: expected a finite number, got ", height));
+                checked_number(eps, "eps", 0, true);
                 const nav::TopDownView view =
                     n.locked([&](nav::NavQuery& q) { return q.topdown_view(mpp, height, eps); });
                 py::array_t<bool> out({view.rows, view.cols});

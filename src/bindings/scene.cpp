@@ -115,6 +115,7 @@ Scene import_scene(const std::filesystem::path& model, const std::filesystem::pa
     options.textures = {texture_budget_bytes, assets::parse_texture_format(texture_format)};
     options.navmesh_file = std::move(navmesh), options.bake_navmesh = bake, options.bake = settings;
     py::gil_scoped_release release;
+    assets::check_output_is_not_an_input(out, model, options);
     assets::write_packed_scene(out, assets::build_scene(model, options), {.deflate = compress});
     return std::make_shared<assets::PackedScene>(assets::PackedScene::load(out));
 }

@@ -4,6 +4,7 @@
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "core/wait_limit.hpp"
 
 namespace batchsim {
 
@@ -33,10 +34,20 @@ void BackgroundTask::start(std::function<void()> task) {
 
 void BackgroundTask::wait(std::chrono::seconds timeout) {
     std::unique_lock lock(mutex_);
-    const bool done = changed_.wait_for(lock, timeout, [this] { return !running_ && !task_; });
-    BATCHSIM_CHECK(
-        done, Timeout,
-        str("waited ", timeout.count(), " s for the background step; it never finished"));
+    // The task runs on this process's CPU: while it keeps a core busy, it is slow, not stuck.
+    const WaitLimit limit = wait_limit(timeout, true, false);
+    double waited = 0;
+    const bool done = wait_within(
+        limit,
+        [&](std::chrono::nanoseconds slice) {
+            return changed_.wait_for(lock, slice, [this] { return !running_ && !task_; });
+        },
+        waited);
+    BATCHSIM_CHECK(done, Timeout,
+                   str("waited ", waited,
+                       " s for the background step; it never finished, and "
+                       "this process used no CPU time for the last ",
+                       timeout.count(), " s: it is stuck"));
     if (!pending_) return;
     pending_ = false;
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));

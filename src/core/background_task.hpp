@@ -24,7 +24,8 @@ public:
     // Throws Error(InvalidArgument) while a task is running or unwaited.
     void start(std::function<void()> task);
     // Returns at once when nothing was started; rethrows the task's exception. A task still
-    // running after `timeout` throws Error(Timeout) and stays pending: wait() may be called
+    // running after `timeout`, the process having used no CPU time in the last `timeout`
+    // (core/wait_limit.hpp), throws Error(Timeout) and stays pending: wait() may be called
     // again. Every wait inside a step is bounded, so a step that outlives the default is hung.
     void wait(std::chrono::seconds timeout = kWaitTimeout);
     [[nodiscard]] bool pending() const;  // started and not yet waited for

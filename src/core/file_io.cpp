@@ -29,6 +29,23 @@ void write_all(int fd, std::span<const std::uint8_t> bytes, const std::filesyste
     }
 }
 
+// What a file that is not a regular one is, for messages.
+const char* file_kind(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a named pipe (FIFO)";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "a special file";
+}
+
+// A pipe or device would block in open() or read() for ever, or never end: refused.
+void check_regular(mode_t mode, const std::filesystem::path& path, const char* what) {
+    BATCHSIM_CHECK(S_ISREG(mode), InvalidArgument,
+                   str(what, " '", path.string(), "' is ", file_kind(mode),
+                       "; expected a regular file (batchsim reads no pipes or devices)"));
+}
+
 std::filesystem::path temporary_sibling(const std::filesystem::path& path) {
     std::random_device entropy;
     return path.parent_path() /
@@ -38,9 +55,13 @@ std::filesystem::path temporary_sibling(const std::filesystem::path& path) {
 }  // namespace
 
 void require_file(const std::filesystem::path& path, const char* what) {
-    std::error_code ignored;
-    BATCHSIM_CHECK(std::filesystem::is_regular_file(path, ignored), FileNotFound,
-                   str(what, " file '", path.string(), "' does not exist"));
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) {
+        BATCHSIM_CHECK(errno != ENOENT && errno != ENOTDIR, FileNotFound,
+                       str(what, " file '", path.string(), "' does not exist"));
+        throw_io("stat", path);
+    }
+    check_regular(info.st_mode, path, what);
 }
 
 FdGuard::~FdGuard() {
@@ -55,11 +76,16 @@ FdGuard& FdGuard::operator=(FdGuard&& other) noexcept {
     return *this;
 }
 
-OpenFile open_for_reading(const std::filesystem::path& path) {
-    OpenFile file{FdGuard(::open(path.c_str(), O_RDONLY | O_CLOEXEC))};
+OpenFile open_for_reading(const std::filesystem::path& path, const char* what) {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever.
+    OpenFile file{FdGuard(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC))};
     if (file.fd.get() < 0) throw_io("open", path);
     struct stat info {};
     if (::fstat(file.fd.get(), &info) != 0) throw_io("stat", path);
+    check_regular(info.st_mode, path, what);
+    const int flags = ::fcntl(file.fd.get(), F_GETFL);
+    if (flags < 0 || ::fcntl(file.fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0)
+        throw_io("open", path);
     file.size = static_cast<std::size_t>(info.st_size);
     return file;
 }
@@ -83,7 +109,7 @@ std::size_t read_chunked(int fd, std::span<std::uint8_t> out, const std::filesys
 std::vector<std::uint8_t> read_file(const std::filesystem::path& path, const char* what,
                                     const ChunkGate& gate) {
     require_file(path, what);
-    const OpenFile file = open_for_reading(path);
+    const OpenFile file = open_for_reading(path, what);
     std::vector<std::uint8_t> bytes(file.size);
     bytes.resize(read_chunked(file.fd.get(), bytes, path, gate));
     return bytes;

@@ -38,8 +38,10 @@ struct OpenFile {
     std::size_t size = 0;
 };
 
-// Opens `path` read-only. Throws Error(Io) "cannot open '<path>': ..." or "cannot stat ...".
-OpenFile open_for_reading(const std::filesystem::path& path);
+// Opens `path` read-only. Throws Error(Io) "cannot open '<path>': ..." or "cannot stat ...",
+// and Error(InvalidArgument) naming `what` for anything but a regular file (a FIFO, a device,
+// a directory), without blocking on it.
+OpenFile open_for_reading(const std::filesystem::path& path, const char* what = "input");
 
 // Called before each read() with the bytes read so far and the bytes still wanted; returns
 // how many of those the read() asks for (1..wanted). It may sleep first (pacing) or throw
@@ -62,7 +64,8 @@ std::vector<std::uint8_t> read_file(const std::filesystem::path& path, const cha
 void write_file_atomically(const std::filesystem::path& path,
                            std::span<const std::span<const std::uint8_t>> parts);
 
-// Throws Error(FileNotFound) naming `what` ("model", "scene", ...) unless `path` is a file.
+// Throws Error(FileNotFound) naming `what` ("model", "scene", ...) unless `path` exists, and
+// Error(InvalidArgument) unless it is a regular file (pipes and devices block or never end).
 void require_file(const std::filesystem::path& path, const char* what);
 
 }  // namespace batchsim

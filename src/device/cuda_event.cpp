@@ -6,6 +6,7 @@
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "core/wait_limit.hpp"
 #include "device/cuda_interop.hpp"
 #include "vk/sync.hpp"
 
@@ -34,7 +35,8 @@ void synchronize_event(int ordinal, std::uintptr_t event) {
     const RetainedDevice retained(ordinal);
     const ContextScope current(retained.device());
     const auto handle = reinterpret_cast<CUevent>(event);
-    const auto deadline = std::chrono::steady_clock::now() + vk::kHostWaitTimeout;
+    const WaitLimit limit = wait_limit(vk::kHostWaitTimeout, false);  // a GPU's: no CPU time
+    const auto deadline = std::chrono::steady_clock::now() + limit.slice;
     // Short pauses: the step waits here for the policy's actions, and a late wake-up is lost
     // simulation time.
     auto pause = std::chrono::microseconds(5);
@@ -45,7 +47,7 @@ void synchronize_event(int ordinal, std::uintptr_t event) {
             return;
         }
         BATCHSIM_CHECK(std::chrono::steady_clock::now() < deadline, Timeout,
-                       str("waited ", vk::kHostWaitTimeout.count(),
+                       str("waited ", limit.slice_seconds(),
                            " s for the CUDA actions' event; the stream that records it is stuck"));
         std::this_thread::sleep_for(pause);
         pause = std::min(pause * 2, std::chrono::microseconds(50));

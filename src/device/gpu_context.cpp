@@ -165,6 +165,9 @@ void GpuContext::Impl::create(const Config& config) {
 }
 
 void GpuContext::Impl::destroy() noexcept {
+    // Work may still run on memory left to it: destroying the device (or unloading the
+    // driver with the instance) would free that memory under it. The process's exit will.
+    if (device.abandoned->load()) return;
     if (device.handle != VK_NULL_HANDLE) {
         const std::lock_guard lock(*device.queue_mutex);
         vkDeviceWaitIdle(device.handle);
@@ -252,6 +255,16 @@ void GpuContext::make_visible(std::uintptr_t cuda_stream) {
 
 std::mutex& GpuContext::host_step_mutex() {
     return impl_->host_step_mutex;
+}
+
+bool GpuContext::settle(std::string_view what) noexcept {
+    try {
+        wait_idle();
+        return true;
+    } catch (const std::exception&) {  // a hang, or a lost device
+        vk::abandon_to_running_work(impl_->device, what);
+        return false;
+    }
 }
 
 void GpuContext::wait_idle() {

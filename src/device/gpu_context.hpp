@@ -86,6 +86,12 @@ public:
     void make_visible(std::uintptr_t cuda_stream);
     // Blocks until every submission so far has finished on the GPU.
     void wait_idle();
+    // Before freeing memory or objects submissions may use: wait_idle(), true once nothing
+    // submitted still runs. False when that wait failed (a hang, the limit of
+    // BATCHSIM_WAIT_TIMEOUT_S, a lost device): the caller must then leak what it would free
+    // (`what` names it in a warning), since freeing what the device still executes crashed
+    // the process (issue 40); the context then leaks its device too. Never throws.
+    [[nodiscard]] bool settle(std::string_view what) noexcept;
 
     // Held by a Simulator on this context for its host step (simulation and submission), so
     // that Simulators sharing the context take turns on the CPU cores: two halves of a

@@ -130,12 +130,8 @@ std::shared_ptr<PersistentTensor> PersistentTensor::view(std::size_t byte_offset
 }
 
 PersistentTensor::~PersistentTensor() {
-    if (viewed_) return;  // the block owns the memory
-    try {
-        context_->wait_idle();  // no submission may still write this memory
-    } catch (const Error&) {
-        // A hung or lost device: freeing is still the best we can do in a destructor.
-    }
+    if (viewed_) return;                                 // the block owns the memory
+    if (!context_->settle("a tensor's memory")) return;  // a submission may still write it
     cuda::release_buffer(context_->cuda_device(), cuda_buffer_);
     vk::destroy_buffer(context_->device(), buffer_);
 }

@@ -20,12 +20,8 @@ PatternFill::PatternFill(std::shared_ptr<device::GpuContext> context)
 }
 
 PatternFill::~PatternFill() {
-    try {
-        context_->wait_idle();  // a submission may still use the pipeline
-    } catch (const Error&) {
-        // A hung or lost device: destroy anyway, nothing better is possible here.
-    }
-    vk::destroy_compute_pipeline(context_->device(), pipeline_);
+    if (context_->settle("the pattern-fill pipeline"))  // a submission may still use it
+        vk::destroy_compute_pipeline(context_->device(), pipeline_);
 }
 
 void PatternFill::run(device::PersistentTensor& tensor, std::uint32_t seed,

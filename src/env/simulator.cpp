@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
 #include "env/memory_plan.hpp"
+#include "sim/scene_loader.hpp"
 #include "vk/device.hpp"
 #include "vk/sync.hpp"
 
@@ -38,6 +41,24 @@ void check_memory(const device::GpuContext& context, const sim::SimConfig& sim,
     const MemoryBudget budget{vk::device_local_budget(context.device()).available,
                               host_available_bytes()};
     check_fits(needs, budget, sim.num_envs, sim.scenes_resident);
+}
+
+// A bare .navmesh has nothing to render: every depth and RGB view of it would be blank, and
+// an agent would train on blank views without a word (issue 40).
+void check_scenes_render(std::span<const std::filesystem::path> scenes) {
+    std::vector<std::string> bare;
+    for (const auto& scene : scenes)
+        if (!sim::has_geometry(scene)) bare.push_back(scene.string());
+    constexpr std::size_t kListed = 5;
+    const std::size_t more = bare.size() > kListed ? bare.size() - kListed : 0;
+    bare.resize(std::min(bare.size(), kListed));
+    BATCHSIM_CHECK(bare.empty(), InvalidArgument,
+                   str(bare.size() + more, " scene(s) have a navmesh but no geometry to render (",
+                       join(bare), more ? str(" and ", more, " more") : std::string(),
+                       "): depth and RGB views of them would be blank. Import each model with "
+                       "its navmesh (`batchsim import MODEL OUT.bsscene --navmesh FILE`, or "
+                       "`batchsim import-dataset`); a bare .navmesh serves batchsim.BatchSim, "
+                       "which does not render"));
 }
 
 // An empty tensor of `like`'s shape and type, or null where `like` is null.
@@ -94,6 +115,7 @@ Simulator::Simulator(std::shared_ptr<device::GpuContext> context, const sim::Sim
     : mirror_(static_cast<std::size_t>(2 * std::max(sim_config.scenes_resident, 1))) {
     BATCHSIM_CHECK(context != nullptr, InvalidArgument, "a Simulator needs a GpuContext");
     render::validate(renderer_config(sim_config, render));  // before loading any scene
+    check_scenes_render(episodes.scene_paths);
     check_memory(*context, sim_config, render, episodes.scene_paths);
     sim_ = std::make_unique<sim::BatchSim>(sim_config, std::move(episodes));
     renderer_ = std::make_shared<render::BatchRenderer>(std::move(context),

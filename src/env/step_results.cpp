@@ -49,12 +49,8 @@ StepResults::StepResults(std::shared_ptr<device::GpuContext> context, std::int64
 }
 
 StepResults::~StepResults() {
-    try {
-        context_->wait_idle();
-    } catch (const Error&) {
-        // A hung or lost device: free anyway.
-    }
-    vk::destroy_buffer(context_->device(), staging_);
+    if (context_->settle("the step results' staging buffer"))
+        vk::destroy_buffer(context_->device(), staging_);
 }
 
 void StepResults::stage(render::ViewRange envs) {

@@ -77,7 +77,7 @@ std::shared_ptr<const NavMesh> NavMesh::from_habitat_bytes(std::span<const std::
 }
 
 std::shared_ptr<const NavMesh> NavMesh::load(const std::filesystem::path& path) {
-    const std::vector<std::uint8_t> bytes = read_file(path);
+    const std::vector<std::uint8_t> bytes = read_file(path, "navmesh");
     try {
         return from_habitat_bytes(bytes);
     } catch (const Error& error) {

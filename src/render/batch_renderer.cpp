@@ -159,12 +159,11 @@ void BatchRenderer::Impl::create_objects() {
 }
 
 BatchRenderer::Impl::~Impl() {
-    try {
-        context->wait_idle();
-    } catch (const Error&) {
-        // A lost device: release anyway.
+    if (context->settle("the renderer's buffers, images and pipelines")) {
+        release();
+    } else {
+        static_cast<void>(backend.release());  // its destructor would free its pipelines
     }
-    release();
 }
 
 void BatchRenderer::Impl::release() {

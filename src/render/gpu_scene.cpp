@@ -8,6 +8,7 @@
 #include "assets/texture_compression.hpp"
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "vk/sync.hpp"
 
 namespace batchsim::render {
 namespace {
@@ -73,7 +74,8 @@ vk::Buffer make_buffer(const vk::Device& device, vk::Uploader& uploader,
     try {
         vk::upload_buffer(device, uploader, buffer, bytes);
     } catch (...) {
-        vk::destroy_buffer(device, buffer);
+        // A copy still running (a timed-out wait) writes into it: left to create_gpu_scene.
+        if (!vk::uploader_busy(device, uploader)) vk::destroy_buffer(device, buffer);
         throw;
     }
     return buffer;
@@ -126,7 +128,7 @@ vk::Image make_group_image(const vk::Device& device, vk::Uploader& uploader,
                 append_levels(scene.texture(t), levels, native ? nullptr : &decoded);
         vk::upload_image_mips(device, uploader, image, levels);
     } catch (...) {
-        vk::destroy_image(device, image);
+        if (!vk::uploader_busy(device, uploader)) vk::destroy_image(device, image);  // as above
         throw;
     }
     return image;
@@ -211,8 +213,12 @@ GpuScene create_gpu_scene(const vk::Device& device, const assets::PackedScene& s
     try {
         fill_gpu_scene(device, scene, options.bvh, nodes, uploader, out);
     } catch (...) {
+        // After a timed-out wait the upload may still write into the scene's buffers.
+        if (vk::uploader_busy(device, uploader))
+            vk::abandon_to_running_work(device, "a scene being uploaded");
+        else
+            destroy_gpu_scene(device, out);
         vk::destroy_uploader(device, uploader);
-        destroy_gpu_scene(device, out);
         throw;
     }
     vk::destroy_uploader(device, uploader);

@@ -8,6 +8,7 @@
 #include "core/check.hpp"
 #include "core/strings.hpp"
 #include "nav/habitat_format.hpp"
+#include "sim/episode_starts.hpp"
 
 namespace batchsim::sim {
 namespace {
@@ -70,8 +71,9 @@ void check_scene_files(const EpisodeSet& e) {
         std::error_code error;
         if (!std::filesystem::is_regular_file(path, error)) missing.push_back(path.string());
     }
-    BATCHSIM_CHECK(missing.empty(), FileNotFound,
-                   str(missing.size(), " scene file(s) not found: ", join(missing)));
+    BATCHSIM_CHECK(
+        missing.empty(), FileNotFound,
+        str(missing.size(), " scene file(s) not found (or not regular files): ", join(missing)));
 }
 
 }  // namespace
@@ -82,6 +84,9 @@ void validate(EpisodeSet& e) {
     for (std::size_t i = 0; i < e.size(); ++i) {
         check_episode(e, i);
         e.start_rotation[i] = normalized(e.start_rotation[i]);
+        const std::string turn = rotation_problem(e.start_rotation[i]);  // episode_starts.hpp
+        BATCHSIM_CHECK(turn.empty(), InvalidArgument,
+                       str("episode ", i, " (dataset order): ", turn));
         e.episodes_of_scene[static_cast<std::size_t>(e.scene[i])].push_back(
             static_cast<std::int64_t>(i));
     }

@@ -34,9 +34,10 @@ struct EpisodeSet {
 };
 
 // Checks the columns (equal lengths, at least one episode, finite coordinates, nonzero
-// rotations, geodesics NaN or >= 0, scene indices in range, every scene used by an episode,
-// every scene file present) and fills the per-scene lists. Throws Error(InvalidArgument)
-// naming the first bad episode, or Error(FileNotFound) listing missing scene files.
+// rotations turning about the vertical axis only, geodesics NaN or >= 0, scene indices in range,
+// every scene used by an episode, every scene file present) and fills the per-scene lists. Throws
+// Error(InvalidArgument) naming the first bad episode, or Error(FileNotFound) listing missing scene
+// files.
 void validate(EpisodeSet& episodes);
 
 // A limit on the geodesic distance of the episodes training draws; inf: none.

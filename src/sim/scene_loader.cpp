@@ -148,7 +148,7 @@ void check_rate(double bytes_per_second) {
 ResidentScene load(const std::filesystem::path& path, ReadControl& control) {
     check_rate(control.bytes_per_second);
     const std::filesystem::path extension = path.extension();
-    const bool packed = extension == ".bsscene";
+    const bool packed = has_geometry(path);
     BATCHSIM_CHECK(
         packed || extension == ".navmesh", InvalidArgument,
         str("cannot load scene '", path.string(), "': expected a .bsscene or .navmesh file, got ",
@@ -163,6 +163,10 @@ void lower_priority(int nice) {
 }
 
 }  // namespace
+
+bool has_geometry(const std::filesystem::path& path) {
+    return path.extension() == ".bsscene";
+}
 
 ResidentScene load_scene(const std::filesystem::path& path, double bytes_per_second,
                          const std::atomic<bool>* hurry) {

@@ -33,6 +33,10 @@ struct ResidentScene {
 ResidentScene load_scene(const std::filesystem::path& path, double bytes_per_second = 0,
                          const std::atomic<bool>* hurry = nullptr);
 
+// Whether load_scene gives `path` geometry to render: a packed scene (.bsscene) does, a bare
+// Habitat .navmesh (navigation only) does not.
+bool has_geometry(const std::filesystem::path& path);
+
 struct LoaderConfig {
     double bytes_per_second = 0;  // background read rate cap; 0 = unlimited
     int nice = 10;                // the loader thread's niceness (Linux), so steps win the CPU

@@ -5,6 +5,8 @@
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "nav/nav_query.hpp"
+#include "sim/episode_starts.hpp"
 
 namespace batchsim::sim {
 namespace {
@@ -55,12 +57,14 @@ struct SceneSlots::Impl {
     int next_eval_scene = 0;
     bool started = false;  // the first scenes are loaded; later loads are swaps
     SlotStats counters;
+    std::vector<std::uint8_t> starts_checked;  // by scene: its episodes' starts passed
 
     Impl(const EpisodeSet& e, const SimConfig& c, SceneLoader& l)
         : episodes(e),
           config(c),
           loader(l),
-          env_generation(static_cast<std::size_t>(c.num_envs), -1) {}
+          env_generation(static_cast<std::size_t>(c.num_envs), -1),
+          starts_checked(e.scene_paths.size(), 0) {}
 
     [[nodiscard]] bool training() const { return config.order == EpisodeOrder::Train; }
     int place_index(std::size_t k, std::int64_t generation) const {
@@ -78,6 +82,7 @@ struct SceneSlots::Impl {
 
     void open(std::size_t k, std::int64_t generation, int scene);
     void ensure_loaded(Place& p);
+    void check_starts_once(const Place& p);
     std::shared_ptr<const ResidentScene> free(Place& p);
     void join(std::size_t env, std::int64_t generation);
     void leave(std::size_t env);
@@ -119,8 +124,19 @@ void SceneSlots::Impl::ensure_loaded(Place& p) {
                         error.what()));
     }
     p.ticket.reset();
+    check_starts_once(p);
     counters.resident_bytes += p.loaded->bytes;
     counters.peak_resident_bytes = std::max(counters.peak_resident_bytes, counters.resident_bytes);
+}
+
+// The scene's navmesh is here now: the first time, its episodes' starts must pass the rules
+// (episode_starts.hpp), or the run stops naming the first that does not.
+void SceneSlots::Impl::check_starts_once(const Place& p) {
+    std::uint8_t& checked = starts_checked[static_cast<std::size_t>(p.scene)];
+    if (checked) return;
+    nav::NavQuery query(p.loaded->navmesh);
+    check_scene_starts(episodes, p.scene, query);
+    checked = 1;
 }
 
 std::shared_ptr<const ResidentScene> SceneSlots::Impl::free(Place& p) {

@@ -2,6 +2,7 @@
 // device has one), the features batchsim uses, optional CUDA interop.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -66,6 +67,10 @@ struct Device {
     // from threads of their own (unsynchronised submits lost the device on an H100). Shared by
     // the struct's copies.
     std::shared_ptr<std::mutex> queue_mutex = std::make_shared<std::mutex>();
+    // Set once memory was left allocated to work that may still run (a wait for it timed
+    // out, vk::abandon_to_running_work): the device is then never destroyed either, since
+    // that would free what the work uses. Shared by the struct's copies.
+    std::shared_ptr<std::atomic<bool>> abandoned = std::make_shared<std::atomic<bool>>(false);
     DeviceFeatures features;
     DeviceFunctions functions;
     VkPhysicalDeviceMemoryProperties memory_properties{};

@@ -1,7 +1,13 @@
 #include "vk/sync.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <string>
+
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "core/wait_limit.hpp"
 
 namespace batchsim::vk {
 
@@ -25,21 +31,56 @@ void destroy_semaphore(const Device& device, VkSemaphore& semaphore) {
     semaphore = VK_NULL_HANDLE;
 }
 
+namespace {
+
+std::string hang_message(const Device& device, const WaitLimit& limit, double waited,
+                         std::string_view what, std::uint64_t value) {
+    const std::string waited_for = str("waited ", waited, " s for ", what, " on '",
+                                       device.info.name, "' (timeline value ", value, ")");
+    if (limit.hard)
+        return str(waited_for, ": the limit BATCHSIM_WAIT_TIMEOUT_S sets (", limit.slice_seconds(),
+                   " s) ran out before it finished");
+    if (limit.while_busy)
+        return str(waited_for, ", a CPU device, and this process used no CPU time for the last ",
+                   limit.slice_seconds(), " s: the device is stuck, not slow");
+    return str(waited_for, "; it never finished: the GPU or a CUDA stream it waits for is stuck");
+}
+
+}  // namespace
+
 void wait_timeline(const Device& device, VkSemaphore semaphore, std::uint64_t value,
                    std::string_view what) {
     VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
     info.semaphoreCount = 1;
     info.pSemaphores = &semaphore;
     info.pValues = &value;
-    const auto timeout =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(kHostWaitTimeout).count();
-    const VkResult result =
-        vkWaitSemaphores(device.handle, &info, static_cast<std::uint64_t>(timeout));
-    BATCHSIM_CHECK(result != VK_TIMEOUT, Timeout,
-                   str("waited ", kHostWaitTimeout.count(), " s for ", what,
-                       " on the GPU; it never finished (timeline value ", value,
-                       " never signalled): the GPU or a CUDA stream it waits for is stuck"));
+    // A CPU device renders on this process's threads: its progress is our CPU time.
+    const WaitLimit limit =
+        wait_limit(kHostWaitTimeout, device.info.type == VK_PHYSICAL_DEVICE_TYPE_CPU);
+    VkResult result = VK_SUCCESS;
+    double waited = 0;
+    const bool done = wait_within(
+        limit,
+        [&](std::chrono::nanoseconds slice) {
+            result = vkWaitSemaphores(
+                device.handle, &info,
+                static_cast<std::uint64_t>(std::max<std::int64_t>(slice.count(), 0)));
+            return result != VK_TIMEOUT;
+        },
+        waited);
+    BATCHSIM_CHECK(done, Timeout, hang_message(device, limit, waited, what, value));
     VK_CHECK(result);
+}
+
+void abandon_to_running_work(const Device& device, std::string_view what) noexcept {
+    device.abandoned->store(true);
+    static std::atomic<bool> warned{false};
+    if (warned.exchange(true)) return;
+    std::fprintf(stderr,
+                 "batchsim: warning: work on '%s' was still running at teardown (a wait for it "
+                 "timed out); %.*s and the device are left allocated rather than freed under "
+                 "it (the process's exit reclaims them)\n",
+                 device.info.name.c_str(), static_cast<int>(what.size()), what.data());
 }
 
 void record_memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage,

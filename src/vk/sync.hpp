@@ -15,16 +15,25 @@
 
 namespace batchsim::vk {
 
-// How long a host wait may take before it is reported as a hang rather than waited out.
+// How long a host wait for a GPU may take before it is reported as a hang rather than
+// waited out. A CPU device's waits go on while this process keeps using CPU time, and
+// BATCHSIM_WAIT_TIMEOUT_S replaces the limit (core/wait_limit.hpp).
 inline constexpr std::chrono::seconds kHostWaitTimeout{120};
 
 VkSemaphore create_timeline_semaphore(const Device& device, bool exportable);
 void destroy_semaphore(const Device& device, VkSemaphore& semaphore);
 
-// Blocks until the semaphore reaches `value`; after kHostWaitTimeout throws Error(Timeout)
-// naming `what` was waited for (the GPU work that never finished).
+// Blocks until the semaphore reaches `value`; on a hang (kHostWaitTimeout, see above) throws
+// Error(Timeout) naming `what` was waited for (the GPU work that never finished). The work
+// may still be running then: what it uses must not be freed (GpuContext::settle()).
 void wait_timeline(const Device& device, VkSemaphore semaphore, std::uint64_t value,
                    std::string_view what);
+
+// Records that what `what` names is left allocated, not freed, because work on `device` may
+// still use it (a wait for that work timed out): freeing memory the device still executes
+// crashed the process (issue 40). Marks the device abandoned (Device::abandoned) and warns
+// on stderr, once per process. Never throws.
+void abandon_to_running_work(const Device& device, std::string_view what) noexcept;
 
 // A global memory barrier between two passes recorded into one command buffer.
 void record_memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage,

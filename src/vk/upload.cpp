@@ -236,8 +236,19 @@ Uploader create_uploader(const Device& device, VkDeviceSize staging_bytes) {
     return uploader;
 }
 
+bool uploader_busy(const Device& device, const Uploader& uploader) noexcept {
+    if (uploader.timeline == VK_NULL_HANDLE || uploader.last_value == 0) return false;
+    std::uint64_t reached = 0;
+    const VkResult result = vkGetSemaphoreCounterValue(device.handle, uploader.timeline, &reached);
+    return result != VK_SUCCESS || reached < uploader.last_value;  // unknown: assume running
+}
+
 void destroy_uploader(const Device& device, Uploader& uploader) {
-    // Every call waited for its work, so nothing here is still in use.
+    if (uploader_busy(device, uploader)) {
+        abandon_to_running_work(device, "an upload's staging buffer");
+        uploader = Uploader{};
+        return;
+    }
     destroy_semaphore(device, uploader.timeline);
     if (uploader.main_pool != VK_NULL_HANDLE)
         vkDestroyCommandPool(device.handle, uploader.main_pool, nullptr);

@@ -44,7 +44,12 @@ struct Uploader {
 
 // Throws Unsupported if the device lacks synchronization2; staging_bytes must be >= 4.
 Uploader create_uploader(const Device& device, VkDeviceSize staging_bytes = kDefaultStagingBytes);
+// Frees the uploader; or, while its last submission still runs (a wait for it timed out),
+// leaks it (abandon_to_running_work): the device would read freed memory.
 void destroy_uploader(const Device& device, Uploader& uploader);
+// True while the uploader's last submission has not finished (only after a timed-out wait:
+// every call waits for its work). What that submission copies into must not be freed.
+[[nodiscard]] bool uploader_busy(const Device& device, const Uploader& uploader) noexcept;
 
 // Copies `bytes` into `dst` at `offset`. dst needs VK_BUFFER_USAGE_TRANSFER_DST_BIT.
 void upload_buffer(const Device& device, Uploader& uploader, const Buffer& dst,

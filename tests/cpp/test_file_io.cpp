@@ -1,3 +1,5 @@
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -48,7 +50,16 @@ TEST_CASE("write_file_atomically writes all parts and leaves no temporary", "[fi
 TEST_CASE("file errors name the path and have the right kind", "[file_io]") {
     const fs::path dir = scratch_dir();
     CHECK(kind_of([&] { read_file(dir / "missing"); }) == Error::Kind::FileNotFound);
-    CHECK(kind_of([&] { read_file(dir); }) == Error::Kind::FileNotFound);  // a directory
+    // A directory, a named pipe (whose open() would block) and a device: not regular files.
+    ::mkfifo((dir / "pipe").c_str(), 0600);
+    for (const fs::path& special : {dir, dir / "pipe", fs::path("/dev/zero")}) {
+        CHECK(kind_of([&] { read_file(special); }) == Error::Kind::InvalidArgument);
+        CHECK(kind_of([&] { open_for_reading(special); }) == Error::Kind::InvalidArgument);
+    }
+    CHECK_THROWS_WITH(read_file(dir / "pipe", "scene"),
+                      Catch::Contains("scene '" + (dir / "pipe").string() +
+                                      "' is a named pipe (FIFO); expected a regular file"));
+    fs::remove(dir / "pipe");
     const std::vector<std::uint8_t> bytes{1};
     const std::span<const std::uint8_t> parts[] = {bytes};
     CHECK(kind_of([&] { write_file_atomically(dir / "no/such/dir/out", parts); }) ==

@@ -54,10 +54,15 @@ def test_unreachable_is_inf_never_nan(two_rooms):
     assert two_rooms.get_island([2, 0, 2]) != two_rooms.get_island([10, 0, 2])
     assert two_rooms.find_path([2, 0, 2], [10, 0, 2]).shape == (0, 3)
     far = two_rooms.geodesic_distances(
-        np.array([[2, 0, 2], [np.nan, 0, 0]], np.float32),
-        np.array([[99, 0, 99], [1, 0, 1]], np.float32),
+        np.array([[2, 0, 2], [2, 0, 2]], np.float32),
+        np.array([[99, 0, 99], [1e30, 0, 1]], np.float32),
     )
     assert np.isinf(far).all()
+    # A NaN point has no answer at all: refused (test_wrong_outputs.py), not "unreachable".
+    with pytest.raises(batchsim.InvalidArgumentError, match="starts row 1: expected finite"):
+        two_rooms.geodesic_distances(
+            np.array([[2, 0, 2], [np.nan, 0, 0]], np.float32), np.zeros((2, 3), np.float32)
+        )
 
 
 def test_snap_and_navigability_follow_habitat_conventions(room):

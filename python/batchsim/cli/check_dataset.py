@@ -1,6 +1,7 @@
 """`batchsim check-dataset`: the scene check that `batchsim train` and `batchsim eval` run
-before they start, on its own (datasets.scene_check): every scene of each split, with a
-progress bar, and one error listing every scene that would fail."""
+before they start, on its own (datasets.scene_check): every scene of each split and the
+starts of its episodes, with a progress bar, and one error listing every scene that would
+fail."""
 
 from __future__ import annotations
 
@@ -29,7 +30,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "check-dataset",
         help="check that every scene of PointNav splits loads (before a run)",
         description="Loads every scene each split names through the simulator's validator "
-        "(header, version, section checksums, structure, navmesh) and lists every bad one.",
+        "(header, version, section checksums, structure, navmesh), checks its episodes' "
+        "starts against the simulator's rules (on the navmesh, not in the air or a wall, "
+        "turned about the vertical axis only) and lists every bad one.",
     )
     cmd.add_argument("split", nargs="+", metavar="SPLIT", help="PointNav split folder or file")
     _common.add_scenes_dir(cmd)

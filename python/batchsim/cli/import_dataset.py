@@ -21,6 +21,7 @@ Exit status: 0 all scenes imported or reused, 1 some failed, 2 bad arguments."""
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
+    from batchsim.datasets.import_workers import DEFAULT_MODEL_TIME_LIMIT_S
     from batchsim.datasets.scene_sources import DEFAULT_EXCLUDE
 
     cmd = commands.add_parser(
@@ -48,6 +49,14 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         help="hash every scene's input files, even where their sizes and mtimes are as recorded",
     )
     cmd.add_argument("--quiet", action="store_true", help="no progress bar")
+    cmd.add_argument(
+        "--model-time-limit",
+        type=float,
+        default=DEFAULT_MODEL_TIME_LIMIT_S,
+        metavar="SECONDS",
+        help="stop a model's import after this long and list it as failed, so that one hung "
+        f"model cannot stop the run (default {DEFAULT_MODEL_TIME_LIMIT_S:g}; 0: no limit)",
+    )
     cmd.add_argument("--up", choices=("y", "z"), default="y", help="the models' up axis")
     cmd.add_argument("--axes", help="explicit axis mapping, e.g. x,z,-y (new x,y,z from old)")
     cmd.add_argument("--scale", type=float, default=1.0, help="multiply positions (to metres)")
@@ -82,6 +91,7 @@ def _import_dataset(args: argparse.Namespace) -> int:
         force=args.force,
         rehash=args.rehash,
         show_progress=not args.quiet,
+        model_time_limit_s=args.model_time_limit or None,
     )
     print(format_table(results))
     failed = sum(r.status == "failed" for r in results)

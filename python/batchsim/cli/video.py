@@ -4,6 +4,7 @@ than only its success and SPL (batchsim.train.video records the frames)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from batchsim.cli import _common
 from batchsim.errors import Error
@@ -57,6 +58,7 @@ def _record_video(args: argparse.Namespace) -> int:
     from batchsim.datasets import load_pointnav
 
     policy, config, split = _common.load_policy_and_split(args.checkpoint, args.split)
+    _check_policy_fits(args, config)
     scenes_dir = args.scenes_dir or (config.scenes_dir if config else None)
     sim = video_simulator(
         load_pointnav(split, scenes_dir=scenes_dir),
@@ -77,6 +79,17 @@ def _record_video(args: argparse.Namespace) -> int:
         sim.close()
     print(f"wrote {args.out}: {len(frames)} frames of {episodes} episodes at {args.fps:g} fps")
     return 0
+
+
+def _check_policy_fits(args: argparse.Namespace, config) -> None:
+    """The check --resume makes: a policy sees the inputs it was trained on or none (a
+    checkpoint trained at 32 px would act on 64 px views it never saw)."""
+    from batchsim.train.checkpoint import check_compatible
+
+    if config is None or (args.agent or "policy") != "policy" or args.resolution is None:
+        return
+    wanted = dataclasses.replace(config, resolution=args.resolution)
+    check_compatible(config, wanted, f"checkpoint {args.checkpoint}")
 
 
 def _check_arguments(args: argparse.Namespace) -> None:

@@ -15,8 +15,9 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from batchsim._files import read_regular_bytes
 from batchsim._files import write_bytes_atomically as write_atomic  # noqa: F401 (re-export)
-from batchsim.errors import FileIoError, FormatError, InvalidArgumentError, MissingFileError
+from batchsim.errors import FormatError, InvalidArgumentError
 
 # Level 6 is zlib's default: within a few percent of 9 on episode JSON, several times faster.
 GZIP_LEVEL = 6
@@ -67,12 +68,7 @@ def inflate(raw: bytes, path: Path, limit: int) -> bytes:
 
 def read_json_gz(path: Path) -> Any:
     """The decoded JSON document in the gzip file `path`."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise MissingFileError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise FileIoError(f"{path}: cannot read: {exc}") from exc
+    raw = read_regular_bytes(path, "dataset file")  # a named pipe would block for ever
     try:
         text = inflate(raw, path, max_json_bytes())
     except (OSError, EOFError, zlib.error) as exc:

@@ -17,17 +17,16 @@ leaves no file behind.
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from batchsim._progress import progress
 from batchsim.datasets.import_manifest import load_manifest, save_manifest
 from batchsim.datasets.import_settings import ImportSettings
+from batchsim.datasets.import_workers import DEFAULT_MODEL_TIME_LIMIT_S, run_with_time_limit
 from batchsim.datasets.scene_sources import (
     DEFAULT_EXCLUDE,
     find_models,
@@ -98,16 +97,24 @@ def import_dataset(
     rehash: bool = False,
     show_progress: bool = True,
     on_result: Callable[[SceneResult], None] | None = None,
+    model_time_limit_s: float | None = DEFAULT_MODEL_TIME_LIMIT_S,
 ) -> list[SceneResult]:
     """Imports every model under `src` into `out` (see the module docstring); returns one
     SceneResult per model in SRC order. workers: processes (default os.cpu_count()).
     exclude: globs of relative paths to skip. force: import even scenes the manifest says
     are current. rehash: hash every scene's inputs, even where their sizes and mtimes are
-    as the manifest recorded. on_result: called in this process as each scene finishes."""
+    as the manifest recorded. on_result: called in this process as each scene finishes.
+    model_time_limit_s: a model still importing after this many seconds (None: no limit)
+    has its worker stopped and is listed as failed, so one hung import cannot stop the run."""
     settings = settings or ImportSettings()
     settings.validate()
     if workers is not None and workers < 1:
         raise InvalidArgumentError(f"workers must be >= 1, got {workers}")
+    if model_time_limit_s is not None and not 0 < model_time_limit_s < math.inf:
+        raise InvalidArgumentError(
+            f"model_time_limit_s: expected seconds > 0 (or None: no limit), got "
+            f"{model_time_limit_s!r}"
+        )
     manifest = _earlier_manifest(Path(out), force)
     jobs = plan_jobs(Path(src), Path(out), settings, exclude, {} if force else manifest)
 
@@ -121,7 +128,8 @@ def import_dataset(
     for result in results.values():
         record(result)
     pending = [job for job in jobs if job.scene not in results]
-    results |= run_jobs(pending, workers or os.cpu_count() or 1, show_progress, record)
+    workers = workers or os.cpu_count() or 1
+    results |= run_jobs(pending, workers, show_progress, record, model_time_limit_s)
     return [results[job.scene] for job in jobs]
 
 
@@ -215,23 +223,23 @@ def run_jobs(
     workers: int,
     show_progress: bool,
     record: Callable[[SceneResult], None],
+    model_time_limit_s: float | None = DEFAULT_MODEL_TIME_LIMIT_S,
 ) -> dict[str, SceneResult]:
     """Runs every job in `workers` fresh processes (spawned, not forked: the caller may
-    hold Vulkan devices and threads), largest models first so that no big one starts last."""
+    hold Vulkan devices and threads), largest models first so that no big one starts last;
+    a model still importing after model_time_limit_s (None: no limit) is stopped and fails."""
     results: dict[str, SceneResult] = {}
     if not jobs:
         return results
     order = sorted(jobs, key=lambda job: _size(job.model), reverse=True)
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
-        futures = {pool.submit(import_one, job): job for job in order}
-        finished = as_completed(futures)
-        if show_progress:
-            finished = progress(finished, total=len(futures), desc="import-dataset")
-        for future in finished:
-            result = _result_of(future, futures[future])
-            results[result.scene] = result
-            record(result)
+    finished = run_with_time_limit(
+        import_one, order, min(workers, len(jobs)), model_time_limit_s, _failure
+    )
+    if show_progress:
+        finished = progress(finished, total=len(order), desc="import-dataset")
+    for _job, result in finished:
+        results[result.scene] = result
+        record(result)
     return results
 
 
@@ -240,14 +248,6 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-def _result_of(future: Future, job: SceneJob) -> SceneResult:
-    try:
-        return future.result()
-    except BrokenProcessPool:  # the importer crashed the process (or it was killed)
-        reason = "the worker process importing it died (a crash in the importer, or no memory)"
-        return _failure(job, reason, 0.0)
 
 
 def import_one(job: SceneJob) -> SceneResult:
@@ -329,6 +329,7 @@ def _navmesh_kind(job: SceneJob) -> str:
 
 
 def _failure(job: SceneJob, reason: str, seconds: float) -> SceneResult:
+    """A failed result (import_one's, or run_with_time_limit's for a killed worker)."""
     return SceneResult(
         scene=job.scene,
         status="failed",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from batchsim._files import write_bytes_atomically
+from batchsim._files import read_regular_bytes, write_bytes_atomically
 from batchsim.errors import FormatError
 
 MANIFEST_NAME = "batchsim-import.json"
@@ -40,7 +40,7 @@ def load_manifest(out: Path) -> dict[str, dict]:
     if not path.is_file():
         return {}
     try:
-        document = json.loads(path.read_bytes())
+        document = json.loads(read_regular_bytes(path, "import manifest"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise FormatError(
             f"{path}: not JSON ({exc}); delete it or pass --force to re-import every scene"

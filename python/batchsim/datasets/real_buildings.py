@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from batchsim._files import write_bytes_atomically
+from batchsim._files import read_regular_bytes, write_bytes_atomically
 from batchsim.datasets.generate import generate_episodes
 from batchsim.datasets.pointnav import load_pointnav, write_pointnav
 from batchsim.errors import InvalidArgumentError
@@ -180,7 +180,7 @@ def prepare_real_buildings(
 
 def _read_manifest(path: Path) -> dict:
     try:
-        return json.loads(path.read_text())
+        return json.loads(read_regular_bytes(path, "manifest"))
     except (OSError, ValueError):
         return {}
 

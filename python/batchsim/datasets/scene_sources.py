@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from urllib.parse import unquote
 
+from batchsim._files import open_regular, read_regular_bytes
 from batchsim.errors import InvalidArgumentError, MissingFileError
 
 MODEL_SUFFIXES = (".glb", ".gltf", ".obj", ".ply", ".fbx", ".dae", ".stl", ".ifc")
@@ -77,7 +78,7 @@ def referenced_files(model: Path) -> list[str]:
     suffix = model.suffix.lower()
     try:
         if suffix == ".gltf":
-            return _gltf_uris(json.loads(model.read_bytes()))
+            return _gltf_uris(json.loads(read_regular_bytes(model, "model")))
         if suffix == ".glb":
             return _gltf_uris(_glb_json(model))
         if suffix == ".obj":
@@ -97,7 +98,7 @@ def _gltf_uris(document) -> list[str]:
 
 def _glb_json(model: Path):
     """The JSON chunk of a GLB, read without the binary chunk that follows it."""
-    with model.open("rb") as f:
+    with open_regular(model, "model") as f:
         magic, _version, _length = struct.unpack("<III", f.read(12))
         chunk_length, chunk_type = struct.unpack("<II", f.read(8))
         if magic != GLB_MAGIC or chunk_type != GLB_JSON_CHUNK:
@@ -119,7 +120,7 @@ def _directives(path: Path, keywords: tuple[bytes, ...]) -> list[str]:
     """The file name each line starting with one of `keywords` ends with (the last word:
     texture options such as `-s 1 1 1` come before it)."""
     names = []
-    with path.open("rb") as f:
+    with open_regular(path, "material library") as f:
         for line in f:
             if line.startswith(keywords):
                 words = line.split()
@@ -133,7 +134,7 @@ def file_digest(path: Path | None) -> str:
     if path is None or not path.is_file():
         return "missing"
     digest = hashlib.sha256()
-    with path.open("rb") as f:
+    with open_regular(path) as f:
         while chunk := f.read(HASH_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
