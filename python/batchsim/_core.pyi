@@ -159,7 +159,7 @@ class NavMesh:
         self, point: ArrayLike, max_search_radius: float = 2.0
     ) -> float: ...
     def start_problems(
-        self, start_positions: ArrayLike, start_rotations: ArrayLike
+        self, *, start_positions: ArrayLike, start_rotations: ArrayLike
     ) -> list[tuple[int, str]]: ...
     def get_topdown_view(
         self, meters_per_pixel: float, height: float, eps: float = 0.5

@@ -38,7 +38,10 @@ py::array_t<float> try_steps(PyNavMesh& n, const FloatArray& a, const FloatArray
 }
 
 // (row, reason) for each start that breaks the simulator's rules (sim/episode_starts.hpp).
+// Python passes both arrays by keyword (py::kw_only below), so they cannot be swapped.
+// NOLINTBEGIN(bugprone-easily-swappable-parameters)
 py::list start_problems(PyNavMesh& n, const FloatArray& positions, const FloatArray& rotations) {
+    // NOLINTEND(bugprone-easily-swappable-parameters)
     const auto starts = to_points(positions, "start_positions");
     BATCHSIM_CHECK(rotations.ndim() == 2 && rotations.shape(1) == 4 &&
                        static_cast<std::size_t>(rotations.shape(0)) == starts.size(),
@@ -75,7 +78,7 @@ void bind_nav_batch(py::class_<PyNavMesh, Handle>& navmesh) {
              "geodesic_distance for each row of starts/ends [N, 3]; float32 [N].")
         .def("try_steps", &try_steps, py::arg("starts"), py::arg("ends"),
              py::arg("allow_sliding") = true, "try_step for each row; float32 [N, 3].")
-        .def("start_problems", &start_problems, py::arg("start_positions"),
+        .def("start_problems", &start_problems, py::kw_only(), py::arg("start_positions"),
              py::arg("start_rotations"),
              "(row, reason) for each episode start ([N, 3] positions, [N, 4] quaternions x, y, "
              "z, w) the simulator refuses: a tilted rotation, or a position off the navmesh, "

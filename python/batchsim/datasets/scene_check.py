@@ -68,7 +68,7 @@ def _start_problems(navmesh: NavMesh, episodes: Sequence[PointNavEpisode]) -> st
         return None
     positions = np.array([e.start_position for e in episodes], np.float32)
     rotations = np.array([e.start_rotation for e in episodes], np.float32)
-    problems = navmesh.start_problems(positions, rotations)
+    problems = navmesh.start_problems(start_positions=positions, start_rotations=rotations)
     if not problems:
         return None
     listed = "; ".join(f"episode {episodes[row].episode_id!r}: {why}" for row, why in problems[:3])
