@@ -241,8 +241,36 @@ class TaskConfig:
     forward_noise: float
     turn_noise: float
     camera_height_jitter: float
-    def __init__(self, **kwargs: Any) -> None: ...
-    def replace(self, **kwargs: Any) -> TaskConfig: ...
+    def __init__(
+        self,
+        *,
+        forward_step: float = ...,
+        turn_degrees: float = ...,
+        success_distance: float = ...,
+        slack_reward: float = ...,
+        success_reward: float = ...,
+        max_episode_steps: int = ...,
+        camera_height: float = ...,
+        allow_sliding: bool = ...,
+        forward_noise: float = ...,
+        turn_noise: float = ...,
+        camera_height_jitter: float = ...,
+    ) -> None: ...
+    def replace(
+        self,
+        *,
+        forward_step: float = ...,
+        turn_degrees: float = ...,
+        success_distance: float = ...,
+        slack_reward: float = ...,
+        success_reward: float = ...,
+        max_episode_steps: int = ...,
+        camera_height: float = ...,
+        allow_sliding: bool = ...,
+        forward_noise: float = ...,
+        turn_noise: float = ...,
+        camera_height_jitter: float = ...,
+    ) -> TaskConfig: ...
     def __copy__(self) -> TaskConfig: ...
     def __deepcopy__(self, memo: dict[int, Any], /) -> TaskConfig: ...
     def __getstate__(self) -> dict[str, Any]: ...
@@ -261,8 +289,34 @@ class SimConfig:
     autoreset: str  # 'same_step', 'next_step' or 'disabled'
     loader_bytes_per_second: float
     task: TaskConfig
-    def __init__(self, **kwargs: Any) -> None: ...
-    def replace(self, **kwargs: Any) -> SimConfig: ...
+    def __init__(
+        self,
+        *,
+        num_envs: int = ...,
+        num_threads: int = ...,
+        seed: int = ...,
+        mode: str = ...,
+        scenes_resident: int = ...,
+        steps_per_scene: int = ...,
+        geodesic: str = ...,
+        autoreset: str = ...,
+        loader_bytes_per_second: float = ...,
+        task: TaskConfig = ...,
+    ) -> None: ...
+    def replace(
+        self,
+        *,
+        num_envs: int = ...,
+        num_threads: int = ...,
+        seed: int = ...,
+        mode: str = ...,
+        scenes_resident: int = ...,
+        steps_per_scene: int = ...,
+        geodesic: str = ...,
+        autoreset: str = ...,
+        loader_bytes_per_second: float = ...,
+        task: TaskConfig = ...,
+    ) -> SimConfig: ...
     def __copy__(self) -> SimConfig: ...
     def __deepcopy__(self, memo: dict[int, Any], /) -> SimConfig: ...
     def __getstate__(self) -> dict[str, Any]: ...
@@ -281,8 +335,34 @@ class RenderOptions:
     backend: str  # 'auto', 'raster' or 'compute'
     final_views: bool
     double_buffer: bool
-    def __init__(self, **kwargs: Any) -> None: ...
-    def replace(self, **kwargs: Any) -> RenderOptions: ...
+    def __init__(
+        self,
+        *,
+        width: int = ...,
+        height: int = ...,
+        hfov_degrees: float = ...,
+        near_plane: float = ...,
+        far_plane: float = ...,
+        depth: bool = ...,
+        rgb: bool = ...,
+        backend: str = ...,
+        final_views: bool = ...,
+        double_buffer: bool = ...,
+    ) -> None: ...
+    def replace(
+        self,
+        *,
+        width: int = ...,
+        height: int = ...,
+        hfov_degrees: float = ...,
+        near_plane: float = ...,
+        far_plane: float = ...,
+        depth: bool = ...,
+        rgb: bool = ...,
+        backend: str = ...,
+        final_views: bool = ...,
+        double_buffer: bool = ...,
+    ) -> RenderOptions: ...
     def __copy__(self) -> RenderOptions: ...
     def __deepcopy__(self, memo: dict[int, Any], /) -> RenderOptions: ...
     def __getstate__(self) -> dict[str, Any]: ...
@@ -302,8 +382,36 @@ class RendererConfig:
     depth: bool
     rgb: bool
     backend: str  # 'auto', 'raster' or 'compute'
-    def __init__(self, **kwargs: Any) -> None: ...
-    def replace(self, **kwargs: Any) -> RendererConfig: ...
+    def __init__(
+        self,
+        *,
+        views: int = ...,
+        width: int = ...,
+        height: int = ...,
+        hfov_degrees: float = ...,
+        near_plane: float = ...,
+        far_plane: float = ...,
+        places: int = ...,
+        batches: int = ...,
+        depth: bool = ...,
+        rgb: bool = ...,
+        backend: str = ...,
+    ) -> None: ...
+    def replace(
+        self,
+        *,
+        views: int = ...,
+        width: int = ...,
+        height: int = ...,
+        hfov_degrees: float = ...,
+        near_plane: float = ...,
+        far_plane: float = ...,
+        places: int = ...,
+        batches: int = ...,
+        depth: bool = ...,
+        rgb: bool = ...,
+        backend: str = ...,
+    ) -> RendererConfig: ...
     def __copy__(self) -> RendererConfig: ...
     def __deepcopy__(self, memo: dict[int, Any], /) -> RendererConfig: ...
     def __getstate__(self) -> dict[str, Any]: ...

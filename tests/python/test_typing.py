@@ -40,11 +40,39 @@ def test_mypy_sees_the_types(tmp_path):
         "reveal_type(env.step(None))\n"
         "env.reset(seed='zero')\n"
         "batchsim.BatchSim('split', 4).rewards\n"
+        "batchsim.SimConfig(num_envs='four')\n"
+        "batchsim.RenderOptions(width=64).replace(dept=False)\n"
     )
     out = mypy(script).stdout
     assert "tuple[dict[str, Any], Any, Any, Any, dict[str, Any]]" in out
     assert 'Argument "seed" to "reset" of "BatchNavEnv" has incompatible type "str"' in out
     assert '"BatchSim" has no attribute "rewards"' in out  # while .reward is an ndarray
+    assert 'Argument "num_envs" to "SimConfig" has incompatible type "str"' in out
+    assert 'Unexpected keyword argument "dept" for "replace" of "RenderOptions"' in out
+
+
+@pytest.mark.parametrize("name", ["TaskConfig", "SimConfig", "RenderOptions", "RendererConfig"])
+def test_stub_keywords_are_the_fields(name):
+    # The stub's keywords are written out by hand: they must be the runtime's fields, in order,
+    # each typed as its attribute, or a type checker would pass a misspelt field.
+    import ast
+
+    import batchsim
+
+    tree = ast.parse((ROOT / "python" / "batchsim" / "_core.pyi").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+    attributes = {
+        n.target.id: ast.unparse(n.annotation)
+        for n in cls.body
+        if isinstance(n, ast.AnnAssign) and not ast.unparse(n.annotation).startswith("ClassVar")
+    }
+    fields = list(getattr(batchsim, name).field_names)
+    assert list(attributes) == fields
+    for method in ("__init__", "replace"):
+        fn = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == method)
+        keywords = {a.arg: ast.unparse(a.annotation) for a in fn.args.kwonlyargs}
+        assert keywords == attributes, method
+        assert [a.arg for a in fn.args.args] == ["self"] and fn.args.kwarg is None, method
 
 
 def test_output_field_annotations_are_the_outputs():
