@@ -107,6 +107,29 @@ def test_pipes_and_devices_given_as_inputs_are_refused_by_name(tmp_path):
         batchsim.Scene.load(tmp_path / "absent.bsscene")
 
 
+def test_pipes_given_to_training_commands_are_refused_by_name(tmp_path):
+    """The files a user hands `batchsim train`, `eval` and the curve tools: a --config
+    file, a checkpoint, a held-out curve's JSON, a run's metrics."""
+    pytest.importorskip("torch")
+    from batchsim.train.checkpoint import read_checkpoint
+    from batchsim.train.curve import _read_heldout, read_csv
+    from batchsim.train.presets import config_file_values
+
+    pipes = {name: tmp_path / name for name in ("c.json", "checkpoint.pt", "h.json", "m.csv")}
+    for pipe in pipes.values():
+        os.mkfifo(pipe)
+    readers = {
+        "c.json": lambda: config_file_values(pipes["c.json"]),
+        "checkpoint.pt": lambda: read_checkpoint(tmp_path),  # a run folder: its checkpoint.pt
+        "h.json": lambda: _read_heldout(pipes["h.json"]),
+        "m.csv": lambda: read_csv(pipes["m.csv"]),
+    }
+    for name, read in readers.items():
+        error = outcome_within(read, list(pipes.values()))
+        assert isinstance(error, batchsim.InvalidArgumentError), (name, error)
+        assert str(pipes[name]) in str(error) and "named pipe (FIFO)" in str(error), error
+
+
 def test_an_import_past_its_time_limit_is_stopped_and_listed_as_failed(tmp_path, capsys):
     """import-dataset's workers: a job that never returns is killed at its limit while the
     others finish; the CLI lists such a model as failed, with the reason."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from batchsim._files import write_bytes_atomically
+from batchsim._files import read_regular_bytes, write_bytes_atomically
 
 # One point: (configuration, mode, N, median, min, max).
 Point = tuple[str, str, int, float, float, float]
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="PNG to write (default: RECORD with .png)")
     args = parser.parse_args(argv)
     try:
-        record = json.loads(args.record.read_text())
+        record = json.loads(read_regular_bytes(args.record, "benchmark record"))
         out = write_plot(record, args.out or args.record.with_suffix(".png"))
     except (OSError, ValueError, ImportError) as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)

@@ -19,8 +19,14 @@ from pathlib import Path
 
 import torch
 
-from batchsim._files import write_atomically
-from batchsim.errors import FileIoError, FormatError, InvalidArgumentError, MissingFileError
+from batchsim._files import open_regular, write_atomically
+from batchsim.errors import (
+    Error,
+    FileIoError,
+    FormatError,
+    InvalidArgumentError,
+    MissingFileError,
+)
 from batchsim.train.config import TrainConfig
 from batchsim.train.models import build_policy
 
@@ -103,7 +109,7 @@ def read_checkpoint(path: str | os.PathLike) -> dict:
     path = Path(path)
     if path.is_dir():
         path = path / CHECKPOINT
-    if not path.is_file():
+    if not path.exists():
         raise MissingFileError(f"checkpoint: expected a file written by batchsim train, got {path}")
     state = _load(path)
     missing = {"config", "policy", "updates"} - set(state if isinstance(state, dict) else {})
@@ -114,8 +120,10 @@ def read_checkpoint(path: str | os.PathLike) -> dict:
 
 def _load(path: Path):
     try:
-        with torch.serialization.safe_globals(SAFE_GLOBALS):
-            return torch.load(path, map_location="cpu", weights_only=True)
+        with open_regular(path, "checkpoint") as f, torch.serialization.safe_globals(SAFE_GLOBALS):
+            return torch.load(f, map_location="cpu", weights_only=True)
+    except Error:  # open_regular: not a regular file, or none there
+        raise
     except OSError as exc:
         raise FileIoError(f"checkpoint {path}: cannot read: {exc}") from None
     except _UNREADABLE as exc:

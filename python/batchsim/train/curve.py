@@ -33,7 +33,7 @@ import io
 import json
 from pathlib import Path
 
-from batchsim._files import write_bytes_atomically
+from batchsim._files import open_regular, read_regular_bytes, write_bytes_atomically
 
 BASELINE_STYLE = {"policy": "tab:green", "random": "tab:gray", "forward": "tab:orange"}
 
@@ -43,7 +43,7 @@ def read_csv(path: Path) -> dict[str, list[float]]:
     if not path.exists():
         return {}
     columns: dict[str, list[tuple[float, float]]] = {}
-    with path.open() as f:
+    with io.TextIOWrapper(open_regular(path, "metrics file"), newline="") as f:
         for row in csv.DictReader(f):
             for key, value in row.items():
                 if value not in ("", None):
@@ -209,7 +209,7 @@ def first_reaching(points: list[dict], measure: str, threshold: float) -> dict |
 
 
 def _read_heldout(path) -> dict:
-    curve = json.loads(Path(path).read_text())
+    curve = json.loads(read_regular_bytes(path, "held-out curve"))
     if not isinstance(curve, dict) or not curve.get("snapshots"):
         raise ValueError(f"{path}: expected `batchsim eval --snapshots` JSON with snapshots")
     return curve

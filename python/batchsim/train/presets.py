@@ -8,7 +8,8 @@ import difflib
 import json
 from pathlib import Path
 
-from batchsim.errors import FileIoError, FormatError, InvalidArgumentError
+from batchsim._files import read_regular_bytes
+from batchsim.errors import FormatError, InvalidArgumentError
 from batchsim.train.config import TrainConfig
 from batchsim.train.fields import from_json, parse_text
 
@@ -85,10 +86,9 @@ def unknown_field(name: str, origin: str) -> InvalidArgumentError:
 def config_file_values(file: str | Path) -> dict:
     """The fields of a JSON config file, each checked against its TrainConfig field;
     errors name the file and the field."""
+    text = read_regular_bytes(file, "--config file")  # a named pipe would block for ever
     try:
-        values = json.loads(Path(file).read_text())
-    except OSError as exc:
-        raise FileIoError(f"--config {file}: cannot read: {exc}") from None
+        values = json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise FormatError(f"--config {file}: expected a JSON object of fields: {exc}") from None
     if not isinstance(values, dict):
