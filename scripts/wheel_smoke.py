@@ -5,7 +5,10 @@ that cannot see the source tree, run from a folder outside it.
 
 Steps: `batchsim doctor`; import a small OBJ written here (Assimp) and bake its navmesh
 (Recast); `batchsim procgen` a tiny dataset; step a BatchNavEnv; run the quickstart notebook
-(examples/quickstart.ipynb) in a Jupyter kernel; one PPO update on the CPU.
+(examples/quickstart.ipynb) in a Jupyter kernel; one PPO update on the CPU. With
+`--without-torch` (for a Python without a CPU torch at hand): no torch in the venv, so
+batchsim must import without it; Simulator steps read through DLPack by numpy, no
+notebook or update.
 The driver uses only the standard library; the checks that need batchsim run inside the venv
 (`--inside`), from a copy of this file in the work folder.
 """
@@ -99,7 +102,8 @@ def drive(args: argparse.Namespace) -> None:
     env = venv_env(venv)
     python = venv / "bin" / "python"
     pip = [python, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    run([*pip, wheel, TORCH, *NOTEBOOK_TOOLS], cwd=venv, env=env)
+    extras = [] if args.without_torch else [TORCH, *NOTEBOOK_TOOLS]
+    run([*pip, wheel, *extras], cwd=venv, env=env)
     print(f"installed in fresh venv {venv} ({time.monotonic() - start:.0f} s)", flush=True)
 
     work = Path(tempfile.mkdtemp(prefix="bs-wheel-smoke-"))
@@ -116,7 +120,12 @@ def drive(args: argparse.Namespace) -> None:
     tiny = ["--num-scenes", 3, "--triangle-budget", 10000, "--episodes-per-scene", 10]
     batchsim("procgen", "--out", data, *tiny)
     shutil.copy(__file__, work / "wheel_smoke.py")
-    run([python, work / "wheel_smoke.py", "--inside", work, "--source", ROOT], cwd=work, env=env)
+    inside = ["--inside", work, "--source", ROOT, *(["--without-torch"] * args.without_torch)]
+    run([python, work / "wheel_smoke.py", *inside], cwd=work, env=env)
+    if args.without_torch:  # the notebook and training need torch
+        shutil.rmtree(work)
+        print(f"smoke test without torch passed ({time.monotonic() - start:.0f} s)", flush=True)
+        return
     # The notebook as a user opens it: a copy outside the tree, the kernel in the venv.
     notebook = shutil.copy(ROOT / "examples" / "quickstart.ipynb", work)
     notebook_env = {**env, "BATCHSIM_QUICKSTART_DATA": str(data)}
@@ -127,10 +136,14 @@ def drive(args: argparse.Namespace) -> None:
     print(f"smoke test passed ({time.monotonic() - start:.0f} s)", flush=True)
 
 
-def check_inside(work: Path, source: Path) -> None:
+def check_inside(work: Path, source: Path, with_torch: bool) -> None:
     """Runs in the venv: batchsim comes from the wheel and its bundled libraries, the Vulkan
-    loader from the system."""
+    loader from the system. Without torch, a Simulator steps (BatchNavEnv needs torch)."""
+    import numpy as np
+
     import batchsim
+
+    assert with_torch or "torch" not in sys.modules  # torch is an optional extra
 
     assert Path(batchsim.__file__).is_relative_to(sys.prefix), batchsim.__file__
     assert not any(Path(p or ".").resolve().is_relative_to(source) for p in sys.path), sys.path
@@ -146,14 +159,25 @@ def check_inside(work: Path, source: Path) -> None:
     assert scene.triangle_count == 12 and scene.has_navmesh, scene
     print(f"imported {model.name}: {scene.triangle_count} triangles, navmesh baked")
 
+    split = work / "procgen" / "pointnav" / "train"
+    actions = np.random.default_rng(0).integers(1, 4, (5, 4))
+    if not with_torch:  # BatchNavEnv needs torch; the Simulator and its DLPack views do not
+        sim = batchsim.Simulator(split, 4, device="cpu", resolution=16)
+        sim.reset(seed=0)
+        for step_actions in actions:
+            sim.step(step_actions.astype(np.int32))
+        depth = np.from_dlpack(sim.depth)
+        assert depth.shape == (4, 1, 16, 16) and np.isfinite(depth).all(), depth.shape
+        assert np.isfinite(sim.reward).all() and "torch" not in sys.modules
+        sim.close()
+        print("Simulator without torch: 5 steps of 4 envs, depth through DLPack")
+        return
     import torch
 
-    env = batchsim.BatchNavEnv(
-        work / "procgen" / "pointnav" / "train", 4, device="cpu", resolution=(16, 16)
-    )
+    env = batchsim.BatchNavEnv(split, 4, device="cpu", resolution=(16, 16))
     obs, _ = env.reset(seed=0)
-    for _ in range(5):
-        obs, reward, *_ = env.step(torch.randint(1, 4, (4,), dtype=torch.int64))
+    for step_actions in actions:
+        obs, reward, *_ = env.step(torch.from_numpy(step_actions))
     assert obs["depth"].shape == (4, 1, 16, 16) and torch.isfinite(reward).all()
     env.close()
     print("BatchNavEnv: 5 steps of 4 envs")
@@ -165,9 +189,15 @@ def main() -> None:
     parser.add_argument("--venv", default="/tmp/bs-wheel-venv")
     parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--source", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--without-torch",
+        action="store_true",
+        help="install no torch (none at hand for this Python): Simulator steps, no notebook "
+        "or training update; checks that batchsim imports without torch",
+    )
     args = parser.parse_args()
     if args.inside:
-        check_inside(args.inside, args.source)
+        check_inside(args.inside, args.source, with_torch=not args.without_torch)
     else:
         drive(args)
 
