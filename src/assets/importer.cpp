@@ -102,9 +102,15 @@ void check_model_content(const fs::path& source) {
     const FileKind kind = sniff_file_kind(std::span(head).first(got));
     // A binary STL starts with 80 free bytes, and "BM" (a BMP's magic) is too short to judge.
     if (kind == FileKind::Unknown || kind == FileKind::Glb || kind == FileKind::Bmp) return;
-    // 3MF, zipped Collada and AMF are zip archives inside.
-    if (kind == FileKind::Zip && has_extension_of(source, {".3mf", ".zae", ".amf"})) return;
     if (has_extension_of(source, {".stl"})) return;
+    // Assimp reads some formats from archives (a gzipped .blend, a zipped .3mf, .zae or .pk3):
+    // an archive is judged only under the name of a format that never is one.
+    const bool archive = kind == FileKind::Gzip || kind == FileKind::Zip ||
+                         kind == FileKind::Bzip2 || kind == FileKind::Xz ||
+                         kind == FileKind::Zstd || kind == FileKind::SevenZip;
+    if (archive && !has_extension_of(
+                       source, {".glb", ".gltf", ".obj", ".ply", ".fbx", ".dae", ".3ds", ".off"}))
+        return;
     std::string format = source.extension().string();
     for (char& c : format) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const std::string expected = gltf::is_gltf_path(source) ? "a GLB/glTF model"
