@@ -21,7 +21,8 @@ TextureData load_embedded(const aiTexture& texture, std::string name) {
     if (texture.mHeight == 0) {  // compressed: mWidth bytes of PNG/JPEG/...
         const std::span<const std::uint8_t> bytes(
             reinterpret_cast<const std::uint8_t*>(texture.pcData), texture.mWidth);
-        return decode_texture(bytes, std::move(name));
+        // A glTF's mimeType, as Assimp keeps it ("png", "jpg"): what the bytes should be.
+        return decode_texture(bytes, std::move(name), image_kind_named(texture.achFormatHint));
     }
     std::vector<std::uint8_t> rgba;
     rgba.reserve(std::size_t{texture.mWidth} * texture.mHeight * 4);

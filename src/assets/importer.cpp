@@ -6,11 +6,17 @@
 #include <assimp/Importer.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <vector>
 
+#include "assets/file_kinds.hpp"
 #include "assets/gltf_checks.hpp"
 #include "assets/gltf_json.hpp"
 #include "assets/import_files.hpp"
@@ -22,6 +28,7 @@
 #include "core/check.hpp"
 #include "core/file_io.hpp"
 #include "core/strings.hpp"
+#include "nav/habitat_format.hpp"
 
 namespace batchsim::assets {
 namespace {
@@ -63,11 +70,63 @@ void check_options(const ImportOptions& options) {
                    "chunk_triangles must be at least 1");
 }
 
+// Whether `source`'s extension, in lower case, is one of `extensions` (".3mf", ...).
+bool has_extension_of(const fs::path& source, std::initializer_list<std::string_view> extensions) {
+    std::string extension = source.extension().string();
+    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return std::find(extensions.begin(), extensions.end(), extension) != extensions.end();
+}
+
+// What to do with a file of `kind` given as a model.
+std::string_view advice_for(FileKind kind) {
+    switch (kind) {
+        case FileKind::Gzip:
+        case FileKind::Zip:
+        case FileKind::Bzip2:
+        case FileKind::Xz:
+        case FileKind::Zstd:
+        case FileKind::SevenZip: return "; unpack it and import the model inside";
+        case FileKind::PackedScene: return "; it is imported already: batchsim.Scene.load reads it";
+        case FileKind::HabitatNavMesh:
+            return "; give it with --navmesh (navmesh=) when importing its scene's model";
+        default: return "";
+    }
+}
+
+// A model file that is another kind of file (a PNG renamed .glb) is named for what it is:
+// the parsers would report only their first surprise ("bad JSON at byte 0").
+void check_model_content(const fs::path& source) {
+    OpenFile file = open_for_reading(source, "model");
+    std::array<std::uint8_t, 16> head{};
+    const std::size_t got = read_chunked(file.fd.get(), head, source);
+    const FileKind kind = sniff_file_kind(std::span(head).first(got));
+    // A binary STL starts with 80 free bytes, and "BM" (a BMP's magic) is too short to judge.
+    if (kind == FileKind::Unknown || kind == FileKind::Glb || kind == FileKind::Bmp) return;
+    if (has_extension_of(source, {".stl"})) return;
+    // Assimp reads some formats from archives (a gzipped .blend, a zipped .3mf, .zae or .pk3):
+    // an archive is judged only under the name of a format that never is one.
+    const bool archive = kind == FileKind::Gzip || kind == FileKind::Zip ||
+                         kind == FileKind::Bzip2 || kind == FileKind::Xz ||
+                         kind == FileKind::Zstd || kind == FileKind::SevenZip;
+    if (archive && !has_extension_of(
+                       source, {".glb", ".gltf", ".obj", ".ply", ".fbx", ".dae", ".3ds", ".off"}))
+        return;
+    std::string format = source.extension().string();
+    for (char& c : format) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string expected = gltf::is_gltf_path(source) ? "a GLB/glTF model"
+                                 : format.empty()           ? "a model"
+                                                  : str("a model (its name says ", format, ")");
+    BATCHSIM_CHECK(
+        false, CorruptData,
+        str("'", source.string(), "' is ", describe(kind), ", not ", expected, advice_for(kind)));
+}
+
 void check_source_file(const fs::path& source, const Assimp::Importer& importer) {
     require_file(source, "model");
     std::error_code error;  // an unreadable size is left for the reader to report
     BATCHSIM_CHECK(fs::file_size(source, error) != 0, CorruptData,
                    str("model '", source.string(), "' is empty (0 bytes); expected a model file"));
+    check_model_content(source);
     if (is_ply(source)) check_ply_header(source);  // Assimp's PLY loader would hang
     if (gltf::is_gltf_path(source)) {
         // Before any Assimp code: its glTF2 content test allocates a GLB's declared JSON
@@ -82,18 +141,38 @@ void check_source_file(const fs::path& source, const Assimp::Importer& importer)
     }
 }
 
+// "mesh 'Cube'", or "mesh 3" for a mesh without a name.
+std::string mesh_name(const aiMesh& mesh, unsigned index) {
+    return mesh.mName.length > 0 ? str("mesh '", mesh.mName.C_Str(), "'") : str("mesh ", index);
+}
+
+// Vertices are refused beyond the bound the navmesh and simulator keep (nav::
+// kMaxNavCoordinate, 1e6 m): Recast and Detour overflow past it, and a vertex at 1e30 made
+// its triangles vanish without a word. `scale` takes `p` to metres; `stage` says when.
+void check_position(const aiVector3D& p, double scale, const fs::path& source,
+                    const std::string& where, std::string_view stage) {
+    const double limit = nav::kMaxNavCoordinate;
+    const auto in_range = [&](float value) {
+        return std::isfinite(value) && std::fabs(double{value} * scale) <= limit;
+    };
+    BATCHSIM_CHECK(in_range(p.x) && in_range(p.y) && in_range(p.z), CorruptData,
+                   str("model '", source.string(), "': ", where, " is at (", p.x, ", ", p.y, ", ",
+                       p.z, ")", stage, "; expected finite coordinates within ±", limit,
+                       " m (the navmesh's and simulator's bound)"));
+}
+
+std::string_view scaled_note(float scale) {
+    return scale == 1.0f ? "" : " before the import's scale";
+}
+
 // Rejects what must not reach Assimp's post-processing or our geometry code.
-void check_raw_scene(const aiScene& scene, const fs::path& source) {
+void check_raw_scene(const aiScene& scene, const fs::path& source, float scale) {
     std::size_t polygons = 0;
     for (unsigned m = 0; m < scene.mNumMeshes; ++m) {
         const aiMesh& mesh = *scene.mMeshes[m];
-        for (unsigned v = 0; v < mesh.mNumVertices; ++v) {
-            const aiVector3D& p = mesh.mVertices[v];
-            BATCHSIM_CHECK(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z),
-                           CorruptData,
-                           str("model '", source.string(), "': mesh ", m, " vertex ", v,
-                               " has a non-finite position (", p.x, ", ", p.y, ", ", p.z, ")"));
-        }
+        for (unsigned v = 0; v < mesh.mNumVertices; ++v)
+            check_position(mesh.mVertices[v], scale, source, str(mesh_name(mesh, m), " vertex ", v),
+                           scaled_note(scale));
         for (unsigned f = 0; f < mesh.mNumFaces; ++f) polygons += mesh.mFaces[f].mNumIndices >= 3;
     }
     BATCHSIM_CHECK(polygons > 0, CorruptData,
@@ -102,7 +181,7 @@ void check_raw_scene(const aiScene& scene, const fs::path& source) {
 
 // glTF files skip TransformUVCoords: import_materials bakes KHR_texture_transform itself.
 const aiScene& read_scene(Assimp::Importer& importer, const RegularFileSystem& files,
-                          const fs::path& source, bool gltf) {
+                          const fs::path& source, bool gltf, float scale) {
     importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
                                 aiPrimitiveType_POINT | aiPrimitiveType_LINE);
     const aiScene* scene = importer.ReadFile(source.string(), aiProcess_ValidateDataStructure);
@@ -111,7 +190,7 @@ const aiScene& read_scene(Assimp::Importer& importer, const RegularFileSystem& f
                    CorruptData,
                    str("cannot import model '", source.string(),
                        "': ", scene ? "scene is incomplete" : importer.GetErrorString()));
-    check_raw_scene(*scene, source);
+    check_raw_scene(*scene, source, scale);
     scene = importer.ApplyPostProcessing(gltf ? kPostProcess & ~aiProcess_TransformUVCoords
                                               : kPostProcess);
     BATCHSIM_CHECK(scene != nullptr, CorruptData,
@@ -186,6 +265,11 @@ std::map<unsigned, MaterialMesh> collect_triangles(const aiScene& scene, const T
     for (unsigned m = 0; m < scene.mNumMeshes; ++m) {
         const aiMesh& mesh = *scene.mMeshes[m];
         if ((mesh.mPrimitiveTypes & aiPrimitiveType_TRIANGLE) == 0) continue;
+        for (unsigned v = 0; v < mesh.mNumVertices; ++v)  // node transforms baked in now
+            check_position(mesh.mVertices[v], t.scale, source,
+                           str(mesh_name(mesh, m), " vertex ", v, " (in the scene, its nodes' ",
+                               "transforms applied)"),
+                           scaled_note(t.scale));
         area += append_triangles(mesh, t, uv[mesh.mMaterialIndex], meshes[mesh.mMaterialIndex]);
         triangles += mesh.mNumFaces;
     }
@@ -217,7 +301,7 @@ SceneData import_model(const fs::path& source, const ImportOptions& options) {
     check_no_refusal(files, source.string());
     const bool gltf = gltf::is_gltf_path(source);
     const Transform transform{axes, options.scale, determinant(axes) < 0};
-    const aiScene& scene = read_scene(importer, files, source, gltf);
+    const aiScene& scene = read_scene(importer, files, source, gltf, options.scale);
     std::map<unsigned, MaterialMesh> by_material =
         collect_triangles(scene, transform, uv_mappings(scene, gltf), source);
 

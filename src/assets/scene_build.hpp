@@ -9,6 +9,10 @@
 #include "assets/texture_budget.hpp"
 #include "nav/navmesh_bake.hpp"
 
+namespace batchsim::nav {
+class NavMesh;
+}
+
 namespace batchsim::assets {
 
 struct SceneBuildOptions {
@@ -30,6 +34,17 @@ SceneData build_scene(const std::filesystem::path& model, const SceneBuildOption
 void check_output_is_not_an_input(const std::filesystem::path& out,
                                   const std::filesystem::path& model,
                                   const SceneBuildOptions& options);
+
+// Cells of slack beyond the agent's radius (across) and climb (up or down) that a navmesh's
+// surface may reach past its model's bounds: Recast rounds the surface out to whole cells,
+// and a navmesh baked from a model lies within its bounds up to that. Another scene's
+// navmesh seldom does (issue 40: one was embedded without a word).
+inline constexpr float kNavMeshFitCells = 4;
+
+// Throws Error(InvalidArgument) naming both bounds unless `navmesh` (loaded from
+// `navmesh_file`) lies within `scene`'s bounds, up to the slack above.
+void check_navmesh_fits(const nav::NavMesh& navmesh, const SceneData& scene,
+                        const std::filesystem::path& navmesh_file);
 
 // Bakes a navmesh of a scene's triangles: a Habitat .navmesh image.
 std::vector<std::uint8_t> bake_scene_navmesh(const SceneData& scene,

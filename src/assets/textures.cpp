@@ -6,8 +6,12 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <filesystem>
 #include <memory>
+#include <optional>
+#include <string_view>
 
+#include "assets/file_kinds.hpp"
 #include "core/check.hpp"
 #include "core/strings.hpp"
 
@@ -30,10 +34,11 @@ const std::array<float, 256>& srgb_to_linear_table() {
 }
 
 void check_size(std::uint32_t width, std::uint32_t height, const std::string& name) {
-    BATCHSIM_CHECK(width > 0 && height > 0 && width <= kMaxTextureSize && height <= kMaxTextureSize,
-                   CorruptData,
-                   str("texture '", name, "' is ", width, "x", height, "; expected 1 to ",
-                       kMaxTextureSize, " pixels per side"));
+    BATCHSIM_CHECK(
+        width > 0 && height > 0 && width <= kMaxTextureSize && height <= kMaxTextureSize,
+        CorruptData,
+        str("texture '", name, "' is ", width, "x", height, "; expected 1 to ", kMaxTextureSize,
+            " pixels per side (kMaxTextureSize: ", kMaxTextureSizeWhy, "); scale it down first"));
 }
 
 // One box-filtered level: each destination pixel averages the source pixels it covers
@@ -62,12 +67,6 @@ void downsample(const std::uint8_t* src, std::uint32_t sw, std::uint32_t sh, std
     }
 }
 
-// Formats stb_image cannot read but models ship: KTX (1.1) and KTX2 (Basis Universal).
-bool is_ktx(std::span<const std::uint8_t> bytes) {
-    static constexpr std::array<std::uint8_t, 5> kKtx{0xab, 'K', 'T', 'X', ' '};
-    return bytes.size() >= kKtx.size() && std::equal(kKtx.begin(), kKtx.end(), bytes.begin());
-}
-
 // The first bytes of an undecodable image in hex, to tell a format from garbage.
 std::string leading_bytes(std::span<const std::uint8_t> bytes) {
     static constexpr char kHex[] = "0123456789abcdef";
@@ -75,6 +74,34 @@ std::string leading_bytes(std::span<const std::uint8_t> bytes) {
     for (std::size_t i = 0; i < std::min<std::size_t>(bytes.size(), 8); ++i)
         out += str(i ? " " : "", kHex[bytes[i] >> 4], kHex[bytes[i] & 15]);
     return out;
+}
+
+constexpr std::string_view kDecodedFormats = "PNG, JPEG, TGA, BMP, PSD, GIF, HDR, PIC or PNM";
+
+// ", which its name or mimeType says it is: a PNG image", for messages; "" if it says none.
+std::string said_to_be(FileKind declared) {
+    if (declared == FileKind::Unknown) return "";
+    return str("; its name or mimeType says ", describe(declared));
+}
+
+// Refuses bytes that are no image batchsim decodes, named for what they are. An image of
+// another kind than its name says (a JPEG named .png, common in the wild) decodes as what it
+// is: stb_image reads the bytes, not the name.
+void check_image_kind(std::span<const std::uint8_t> encoded, const std::string& name,
+                      FileKind declared) {
+    const FileKind actual = sniff_file_kind(encoded);
+    BATCHSIM_CHECK(actual != FileKind::Ktx, Unsupported,
+                   str("texture '", name, "' is a KTX / KTX2 (Basis Universal) image, which ",
+                       "batchsim cannot decode; convert it to PNG first (KTX-Software: `ktx ",
+                       "extract in.ktx2 out.png`; a glTF: `gltf-transform ktxdecompress in.glb ",
+                       "out.glb`)"));
+    BATCHSIM_CHECK(actual != FileKind::WebP, Unsupported,
+                   str("texture '", name, "' is a WebP image, which batchsim cannot decode",
+                       said_to_be(declared), "; convert it to PNG or JPEG first (e.g. `dwebp ",
+                       "in.webp -o out.png`; a glTF: `gltf-transform png in.glb out.glb`)"));
+    BATCHSIM_CHECK(actual == FileKind::Unknown || is_image(actual), CorruptData,
+                   str("texture '", name, "' is ", describe(actual), ", not an image",
+                       said_to_be(declared), " (batchsim decodes ", kDecodedFormats, ")"));
 }
 
 }  // namespace
@@ -112,22 +139,24 @@ TextureData make_texture(std::string name, std::uint32_t width, std::uint32_t he
     return texture;
 }
 
-TextureData decode_texture(std::span<const std::uint8_t> encoded, std::string name) {
+TextureData decode_texture(std::span<const std::uint8_t> encoded, std::string name,
+                           FileKind declared) {
     BATCHSIM_CHECK(!encoded.empty() && encoded.size() <= std::size_t{INT32_MAX}, CorruptData,
                    str("texture '", name, "' has ", encoded.size(), " bytes"));
-    BATCHSIM_CHECK(!is_ktx(encoded), Unsupported,
-                   str("texture '", name, "' is a KTX / KTX2 (Basis Universal) image, which ",
-                       "batchsim cannot decode; convert it to PNG first (KTX-Software: `ktx ",
-                       "extract in.ktx2 out.png`; a glTF: `gltf-transform ktxdecompress in.glb ",
-                       "out.glb`)"));
+    if (declared == FileKind::Unknown)
+        declared = image_kind_named(std::filesystem::path(name).extension().string());
+    check_image_kind(encoded, name, declared);
+    // The header's size first: a huge one is refused as such, never allocated, and never
+    // left to stb_image, which calls it an "unknown image type".
+    if (const std::optional<ImageSize> size = declared_image_size(encoded))
+        check_size(size->width, size->height, name);
     const int length = static_cast<int>(encoded.size());
     int w = 0, h = 0, channels = 0;
-    // Check the header first so a corrupt size never turns into a giant allocation.
     BATCHSIM_CHECK(stbi_info_from_memory(encoded.data(), length, &w, &h, &channels) != 0,
                    CorruptData,
-                   str("cannot decode texture '", name, "': ", stbi_failure_reason(),
-                       " (expected PNG, JPEG, TGA, BMP, PSD, GIF, HDR, PIC or PNM; its first ",
-                       "bytes are ", leading_bytes(encoded), ")"));
+                   str("cannot decode texture '", name, "': ", stbi_failure_reason(), " (expected ",
+                       kDecodedFormats, "; its first bytes are ", leading_bytes(encoded),
+                       said_to_be(declared), ")"));
     check_size(static_cast<std::uint32_t>(std::max(w, 0)),
                static_cast<std::uint32_t>(std::max(h, 0)), name);
     const std::unique_ptr<stbi_uc, void (*)(void*)> pixels(

@@ -16,6 +16,23 @@
 namespace batchsim::env {
 namespace {
 
+// Places of the renderer for `sim`'s resident scenes: two per slot, the scene drawn and the
+// next one loading behind it. Checked here, where scenes_resident is the user's word (the
+// renderer's own check could only say "places ... got 2000").
+std::uint32_t render_places(const sim::SimConfig& sim) {
+    constexpr int kMostResident = static_cast<int>(render::kMaxPlaces / 2);
+    BATCHSIM_CHECK(sim.scenes_resident >= 1 && sim.scenes_resident <= kMostResident,
+                   InvalidArgument,
+                   str("scenes_resident: expected 1..", kMostResident,
+                       " for a rendering simulator, got ", sim.scenes_resident,
+                       ": the renderer holds each resident scene at two places (the one drawn "
+                       "and the next one loading behind it) and has at most ",
+                       render::kMaxPlaces,
+                       ". A dataset of more scenes still runs: each slot moves on "
+                       "to another scene (steps_per_scene)"));
+    return static_cast<std::uint32_t>(2 * sim.scenes_resident);
+}
+
 render::RendererConfig renderer_config(const sim::SimConfig& sim, const RenderOptions& o) {
     return {.views = static_cast<std::uint32_t>(sim.num_envs),
             .width = o.width,
@@ -23,7 +40,7 @@ render::RendererConfig renderer_config(const sim::SimConfig& sim, const RenderOp
             .hfov_degrees = o.hfov_degrees,
             .near_plane = o.near_plane,
             .far_plane = o.far_plane,
-            .places = static_cast<std::uint32_t>(2 * sim.scenes_resident),
+            .places = render_places(sim),
             .batches = o.double_buffer && sim.num_envs >= 2 ? 2U : 1U,
             .depth = o.depth,
             .rgb = o.rgb,
@@ -112,7 +129,7 @@ std::vector<ResultSource> result_sources(const sim::BatchSim& sim,
 
 Simulator::Simulator(std::shared_ptr<device::GpuContext> context, const sim::SimConfig& sim_config,
                      sim::EpisodeSet episodes, const RenderOptions& render)
-    : mirror_(static_cast<std::size_t>(2 * std::max(sim_config.scenes_resident, 1))) {
+    : mirror_(render_places(sim_config)) {
     BATCHSIM_CHECK(context != nullptr, InvalidArgument, "a Simulator needs a GpuContext");
     render::validate(renderer_config(sim_config, render));  // before loading any scene
     check_scenes_render(episodes.scene_paths);

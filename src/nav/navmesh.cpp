@@ -103,6 +103,23 @@ void NavMesh::save(const std::filesystem::path& path) const {
 std::array<Vec3, 2> NavMesh::bounds() const {
     return impl_->bounds;
 }
+std::array<Vec3, 2> NavMesh::surface_bounds() const {
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    std::array<Vec3, 2> out{Vec3{inf, inf, inf}, Vec3{-inf, -inf, -inf}};
+    const dtNavMesh& mesh = *impl_->mesh;
+    for (int t = 0; t < mesh.getMaxTiles(); ++t) {
+        const dtMeshTile* tile = mesh.getTile(t);
+        if (!tile->header) continue;
+        for (int v = 0; v < tile->header->vertCount; ++v) {
+            for (std::size_t axis = 0; axis < 3; ++axis) {
+                const float value = tile->verts[3 * v + static_cast<int>(axis)];
+                out[0][axis] = std::min(out[0][axis], value);
+                out[1][axis] = std::max(out[1][axis], value);
+            }
+        }
+    }
+    return out;
+}
 const NavMeshSettings& NavMesh::settings() const {
     return impl_->settings;
 }

@@ -60,6 +60,9 @@ public:
 
     // min, max of the tiles' bounds (habitat-sim's PathFinder::bounds for a loaded mesh).
     [[nodiscard]] std::array<Vec3, 2> bounds() const;
+    // min, max of its polygons' vertices: the walkable surface itself (a tiled mesh's tile
+    // bounds reach past the model by up to a tile).
+    [[nodiscard]] std::array<Vec3, 2> surface_bounds() const;
     [[nodiscard]] float navigable_area() const;             // m² of walkable surface
     [[nodiscard]] const NavMeshSettings& settings() const;  // what it was baked with
     [[nodiscard]] std::size_t polygon_count() const;

@@ -1,7 +1,9 @@
 #include "nav/navmesh_bake.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string_view>
 
 #include <DetourCommon.h>
 #include <DetourNavMeshBuilder.h>
@@ -36,6 +38,40 @@ void require(bool ok, const char* stage) {
     BATCHSIM_CHECK(ok, Internal, str("Recast failed to ", stage, " (out of memory?)"));
 }
 
+// Recast bakes one tile here, and sizes it by the model's bounds: its polygons store vertices
+// as 16-bit cell indices, its spans 13-bit heights (RC_SPAN_MAX_HEIGHT; higher surfaces are
+// clamped, not refused), and its heightfield takes a pointer a cell before any geometry (8
+// bytes: 2 GiB at 2^28 cells). Past these it failed as "out of memory?" or baked wrong.
+constexpr double kMaxGridSide = 65535;
+constexpr double kMaxGridCells = 1 << 28;
+
+// Refuses a grid Recast cannot bake before it allocates one, with the numbers and the fix.
+void check_grid_size(const float* bmin, const float* bmax, const NavMeshSettings& s) {
+    const double x = double{bmax[0]} - bmin[0], y = double{bmax[1]} - bmin[1],
+                 z = double{bmax[2]} - bmin[2];
+    const double columns = x / s.cell_size, rows = z / s.cell_size, layers = y / s.cell_height;
+    const double fitting_cell =
+        std::max(std::max(x, z) / kMaxGridSide, std::sqrt(x * z / kMaxGridCells));
+    const std::string_view units =
+        "check the model's units (--scale / scale= takes them to metres)";
+    BATCHSIM_CHECK(
+        columns <= kMaxGridSide && rows <= kMaxGridSide && columns * rows <= kMaxGridCells,
+        InvalidArgument,
+        str("the model spans ", x, " x ", z, " m (x by z): at cell_size ", s.cell_size,
+            " m its navmesh grid would be ", columns, " x ", rows,
+            " cells, more than Recast bakes in one tile (",
+            static_cast<std::uint32_t>(kMaxGridSide), " a side, ",
+            static_cast<std::uint32_t>(kMaxGridCells),
+            " in all: 16-bit vertex cells, 8 bytes a cell before any geometry); ", units,
+            " or raise cell_size (--cell-size) to at least ", fitting_cell, " m"));
+    BATCHSIM_CHECK(
+        layers <= RC_SPAN_MAX_HEIGHT, InvalidArgument,
+        str("the model is ", y, " m tall: at cell_height ", s.cell_height, " m that is ", layers,
+            " cells, more than Recast's ", RC_SPAN_MAX_HEIGHT,
+            " (13-bit span heights: higher floors would be clamped); ", units,
+            " or raise cell_height (--cell-height) to at least ", y / RC_SPAN_MAX_HEIGHT, " m"));
+}
+
 // The conversions habitat-sim's PathFinder::build makes from NavMeshSettings.
 rcConfig recast_config(const NavMeshSettings& s, std::span<const float> positions) {
     rcConfig cfg{};
@@ -53,6 +89,7 @@ rcConfig recast_config(const NavMeshSettings& s, std::span<const float> position
     cfg.detailSampleDist = s.detail_sample_dist < 0.9f ? 0 : s.cell_size * s.detail_sample_dist;
     cfg.detailSampleMaxError = s.cell_height * s.detail_sample_max_error;
     rcCalcBounds(positions.data(), static_cast<int>(positions.size() / 3), cfg.bmin, cfg.bmax);
+    check_grid_size(cfg.bmin, cfg.bmax, s);
     rcCalcGridSize(cfg.bmin, cfg.bmax, cfg.cs, &cfg.width, &cfg.height);
     return cfg;
 }

@@ -73,8 +73,8 @@ void validate(const RendererConfig& c) {
                        c.far_plane > c.near_plane,
                    InvalidArgument,
                    str("need 0 < near < far, got near ", c.near_plane, " far ", c.far_plane));
-    BATCHSIM_CHECK(c.places >= 1 && c.places <= 256, InvalidArgument,
-                   str("places must be in 1..256, got ", c.places));
+    BATCHSIM_CHECK(c.places >= 1 && c.places <= kMaxPlaces, InvalidArgument,
+                   str("places must be in 1..", kMaxPlaces, ", got ", c.places));
     BATCHSIM_CHECK(c.batches >= 1 && c.batches <= c.views, InvalidArgument,
                    str("batches must be within 1..views (", c.views, "), got ", c.batches));
     BATCHSIM_CHECK(c.depth || c.rgb, InvalidArgument,

@@ -41,6 +41,10 @@ enum class Backend : std::uint8_t {
 // batch_renderer.cpp for the rule and the measurements behind it).
 [[nodiscard]] Backend choose_backend(const vk::Device& device);
 
+// Most places a renderer keeps: each holds a scene's geometry, BVH and a descriptor set of
+// its textures, and every dispatch and draw loops over the places; 256 bounds those tables.
+inline constexpr std::uint32_t kMaxPlaces = 256;
+
 struct RendererConfig {
     std::uint32_t views = 1;
     std::uint32_t width = 64;

@@ -39,9 +39,17 @@ BROKEN = {
 
 
 def plane_navmesh(path: Path, size: float) -> None:
-    """A Habitat .navmesh of a size x size floor (the Box model is too small to walk on)."""
+    """A Habitat .navmesh of a size x size floor from the origin at y = 0."""
     corners = np.array([[0, 0, 0], [size, 0, 0], [size, 0, size], [0, 0, size]], np.float32)
     batchsim.NavMesh.bake(corners, np.array([[0, 2, 1], [0, 3, 2]])).save(path)
+
+
+def box_floor_navmesh(path: Path) -> None:
+    """A Habitat .navmesh of the Box model's 1 m floor (at y = -0.5): a navmesh must lie within
+    its model's bounds. region_min_size=1 keeps its 0.64 m² after the agent's radius."""
+    corners = np.array([[-1, -1, -1], [1, -1, -1], [1, -1, 1], [-1, -1, 1]], np.float32) / 2
+    settings = batchsim.navmesh_settings(region_min_size=1)
+    batchsim.NavMesh.bake(corners, np.array([[0, 2, 1], [0, 3, 2]]), settings).save(path)
 
 
 def copy_files(source: Path, names: list[str], target: Path) -> None:
@@ -55,7 +63,7 @@ def src(procgen_dataset, tmp_path_factory) -> Path:
     """SRC in Habitat's layout, good and broken scenes, plus files that are not scenes."""
     root = tmp_path_factory.mktemp("import") / "scene_datasets"
     copy_files(MODELS / "glTF2/BoxTextured-glTF", BOX_FILES, root / "box")
-    plane_navmesh(root / "box/BoxTextured.navmesh", 6.0)
+    box_floor_navmesh(root / "box/BoxTextured.navmesh")
     obj_files = ["spider.obj", "spider.mtl", "SpiderTex.jpg", "drkwood2.jpg", "engineflare1.jpg"]
     copy_files(
         MODELS / "OBJ", [*obj_files, "wal67ar_small.jpg", "wal69ar_small.jpg"], root / "objects"
@@ -125,7 +133,8 @@ def _row(table: str, scene: str) -> str:
 def test_habitat_episodes_run_on_the_imported_scenes(src, first_run, cpu_context, tmp_path):
     pytest.importorskip("torch")
     out, _ = first_run
-    scenes = ("gibson/apartment.glb", "box/BoxTextured.gltf", "objects/spider.obj")
+    # Not the box: its navmesh, its own 1 m floor, is too small for episodes to start on.
+    scenes = ("gibson/apartment.glb", "gibson/office.glb", "objects/spider.obj")
     split = habitat_split(out, tmp_path / "pointnav/gibson/v1", scenes)
     dataset = load_pointnav(split, scenes_dir=out)
     table = batchsim.datasets.episode_table(dataset)
@@ -187,7 +196,7 @@ def rerun(procgen_dataset, tmp_path, monkeypatch):
     worker processes, the only place where inputs are hashed."""
     src = tmp_path / "scene_datasets"
     copy_files(MODELS / "glTF2/BoxTextured-glTF", BOX_FILES, src / "box")
-    plane_navmesh(src / "box/BoxTextured.navmesh", 6.0)
+    box_floor_navmesh(src / "box/BoxTextured.navmesh")
     gibson_scenes(procgen_dataset[0], src, names=("apartment",))
     backdate(src)
     out = tmp_path / "packed"
@@ -259,7 +268,8 @@ def test_changed_content_is_imported_again(rerun):
     backdate(gltf, hours=2)
     assert again(src, out) == {BOX: ("imported", True), APARTMENT: ("reused", False)}
     assert hashed == [[BOX]]
-    plane_navmesh(src / "gibson/apartment.navmesh", 6.0)  # another navmesh: a new scene
+    # Another navmesh (within the apartment's bounds): a new scene.
+    plane_navmesh(src / "gibson/apartment.navmesh", 6.0)
     backdate(src / "gibson/apartment.navmesh", hours=3)
     assert again(src, out) == {BOX: ("reused", False), APARTMENT: ("imported", True)}
 

@@ -102,8 +102,10 @@ def test_z_up_import_rotates_to_y_up(tmp_path):
 
 def test_embedding_a_habitat_navmesh(tmp_path):
     source = tmp_path / "room.navmesh"
-    vertices = np.array([[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10]], np.float32)
-    room = batchsim.NavMesh.bake(vertices, np.array([[0, 2, 1], [0, 3, 2]]))
+    # The box's floor (it spans -0.5..0.5): a navmesh must lie within its model's bounds.
+    vertices = np.array([[-1, -1, -1], [1, -1, -1], [1, -1, 1], [-1, -1, 1]], np.float32) / 2
+    settings = batchsim.navmesh_settings(region_min_size=1)  # keep the 0.64 m² floor
+    room = batchsim.NavMesh.bake(vertices, np.array([[0, 2, 1], [0, 3, 2]]), settings)
     room.save(source)
     scene = batchsim.import_scene(BOX_GLTF, tmp_path / "s.bsscene", navmesh=source)
     assert scene.navmesh().to_bytes() == source.read_bytes()
