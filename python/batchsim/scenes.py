@@ -12,8 +12,9 @@ import os
 from typing import Any
 
 from batchsim import _core
+from batchsim._arguments import unknown_field
 from batchsim._value_fields import check_integer, guard_fields
-from batchsim.errors import InvalidArgumentError
+from batchsim.errors import ArgumentTypeError, InvalidArgumentError
 
 NavMesh = _core.NavMesh
 NavMeshSettings = _core.NavMeshSettings
@@ -44,6 +45,25 @@ NAVMESH_SETTING_NAMES = (
     "filter_walkable_low_height_spans",
 )
 guard_fields(NavMeshSettings, NAVMESH_SETTING_NAMES)
+_default_settings_init = NavMeshSettings.__init__
+
+
+def _settings_init(self: NavMeshSettings, *args: Any, **fields: Any) -> None:
+    """NavMeshSettings(**fields): habitat-sim's defaults with ``fields`` set, each through its
+    checked setter (as SimConfig's keywords are)."""
+    if args:
+        raise ArgumentTypeError(
+            f"NavMeshSettings(): takes its fields as keywords only, got {len(args)} positional "
+            f"argument(s): {args[0]!r}"
+        )
+    _default_settings_init(self)
+    for name, value in fields.items():
+        if name not in NAVMESH_SETTING_NAMES:
+            raise unknown_field("NavMeshSettings", name, NAVMESH_SETTING_NAMES)
+        setattr(self, name, value)
+
+
+NavMeshSettings.__init__ = _settings_init
 
 
 def navmesh_settings(**overrides: Any) -> NavMeshSettings:
