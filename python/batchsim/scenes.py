@@ -13,7 +13,7 @@ from typing import Any
 
 from batchsim import _core
 from batchsim._arguments import unknown_field
-from batchsim._value_fields import check_integer, guard_fields
+from batchsim._value_fields import check_instance, check_integer, check_path, guard_fields
 from batchsim.errors import ArgumentTypeError, InvalidArgumentError
 
 NavMesh = _core.NavMesh
@@ -136,6 +136,8 @@ def import_scene(
     page cache (docs/scenes.md); compress=False writes format 4, which batchsim builds from
     before compression read too.
     """
+    model, out = check_path("model", model), check_path("out", out)
+    check_instance("settings", settings, NavMeshSettings)
     if up not in ("y", "z"):
         raise InvalidArgumentError(f"up must be 'y' or 'z', got {up!r}")
     if axes is not None and up != "y":

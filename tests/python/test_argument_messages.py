@@ -79,3 +79,29 @@ def test_a_call_that_binds_is_untouched(cpu_context) -> None:
     # An error raised inside a call that bound (not pybind11's refusal) passes unchanged.
     with pytest.raises(batchsim.MissingFileError):
         batchsim.Scene.load("/nonexistent/scene.bsscene")
+
+
+def test_python_api_arguments_by_name(procgen_dataset, small_envs) -> None:
+    split = procgen_dataset[0] / "pointnav" / "train"
+    assert _message(lambda: batchsim.Simulator(3)).startswith(
+        "dataset: expected a PointNavDataset or a split path (str or os.PathLike), got int 3"
+    )
+    assert _message(lambda: batchsim.BatchSim(split, 2, config=3)) == (
+        "config: expected a SimConfig or None, got int 3"
+    )
+    assert _message(lambda: batchsim.Simulator(split, 2, render=3)) == (
+        "render: expected a RenderOptions or None, got int 3"
+    )
+    assert _message(lambda: small_envs(sensor_noise=3)) == (
+        "sensor_noise: expected a SensorNoise or None, got int 3"
+    )
+    with pytest.raises(InvalidArgumentError, match=r"^render_mode: expected None or one of"):
+        small_envs(render_mode="human")
+    assert _message(lambda: batchsim.import_scene(3, "out.bsscene")) == (
+        "model: expected a path (str or os.PathLike), got int 3"
+    )
+    assert _message(lambda: batchsim.datasets.load_pointnav(None)) == (
+        "path: expected a path (str or os.PathLike), got NoneType None"
+    )
+    with pytest.raises(InvalidArgumentError, match=r"^num_envs: expected an integer in 2\.\."):
+        batchsim.make_env_halves(split, "4")
