@@ -7,7 +7,8 @@ LINT_SOURCES = $(shell git ls-files 'src/*.cpp' 'src/*.hpp' 'tests/cpp/*.cpp' 't
 
 .PHONY: setup demo demo-train test test-cpp test-python test-asan test-tsan \
         test-asan-python lint format bench clean \
-        docs docs-check fuzz-build fuzz-seeds fuzz fuzz-smoke wheel wheels wheel-smoke soak
+        docs docs-check fuzz-build fuzz-seeds fuzz fuzz-cpp fuzz-py fuzz-smoke \
+        fuzz-smoke-cpp fuzz-smoke-py wheel wheels wheel-smoke soak
 
 setup:
 	bash scripts/setup.sh
@@ -144,8 +145,9 @@ soak: setup
 	$(PYTHON) scripts/soak.py --data $(SOAK_DATA)/pointnav/train --minutes $(SOAK_MINUTES) \
 	  --device $(SOAK_DEVICE) --swap-every 200 --out $(BUILD)/soak.json --plot $(BUILD)/soak.png
 
-# ---- fuzzing (libFuzzer, clang-14): one harness per fuzz/fuzz_<name>.cpp, seeds in
-# fuzz/corpus/<name>/. Runs work on copies under $(FUZZ_BUILD); fuzz/corpus stays untouched.
+# ---- fuzzing (libFuzzer, clang-14): one harness per fuzz/fuzz_<name>.cpp (atheris: per
+# fuzz/fuzz_<name>.py, below), seeds in fuzz/corpus/<name>/. Runs work on copies under
+# $(FUZZ_BUILD); fuzz/corpus stays untouched.
 FUZZ_BUILD ?= $(BUILD)/fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 20
@@ -164,9 +166,24 @@ fuzz-build:
 fuzz-seeds: fuzz-build
 	$(FUZZ_BUILD)/fuzz/make_seeds fuzz/corpus/packed_scene
 
+# Python harnesses (atheris, in the `test` extra): one per fuzz/fuzz_<name>.py, seeds in
+# fuzz/corpus/<name>/, the same libFuzzer flags; batchsim must be importable (installed, or
+# PYTHONPATH=python with the built core). They check that only batchsim's typed errors escape.
+PY_FUZZERS = $(patsubst fuzz/fuzz_%.py,%,$(wildcard fuzz/fuzz_*.py))
+
 # Each harness for FUZZ_SECONDS on $(FUZZ_BUILD)/corpus-<name>: the seeds plus whatever
 # earlier runs found. Crashing inputs are saved as $(FUZZ_BUILD)/crash-<name>-*.
-fuzz: fuzz-build
+fuzz: fuzz-cpp fuzz-py
+
+fuzz-py:
+	@set -e; mkdir -p $(FUZZ_BUILD); for f in $(PY_FUZZERS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus-$$f; cp -r fuzz/corpus/$$f/. $(FUZZ_BUILD)/corpus-$$f/; \
+	  echo "== fuzz_$$f.py for $(FUZZ_SECONDS) s"; \
+	  $(PYTHON) fuzz/fuzz_$$f.py $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$f- $(FUZZ_BUILD)/corpus-$$f; \
+	done
+
+fuzz-cpp: fuzz-build
 	@set -e; for f in $(FUZZERS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus-$$f; \
 	  if [ -d fuzz/corpus/$$f ]; then cp -r fuzz/corpus/$$f/. $(FUZZ_BUILD)/corpus-$$f/; fi; \
@@ -184,7 +201,20 @@ fuzz: fuzz-build
 # machine) and passes or fails with the code, not by chance; `make fuzz` explores afresh.
 FUZZ_SEEDS_ONLY ?=
 FUZZ_SMOKE_SEED ?= 1
-fuzz-smoke: fuzz-build
+fuzz-smoke: fuzz-smoke-cpp fuzz-smoke-py
+
+fuzz-smoke-py:
+	@set -e; mkdir -p $(FUZZ_BUILD); for f in $(PY_FUZZERS); do \
+	  smoke=$(FUZZ_BUILD)/smoke-$$f; rm -rf $$smoke; mkdir -p $$smoke; \
+	  cp -r fuzz/corpus/$$f/. $$smoke/; \
+	  $(PYTHON) fuzz/fuzz_$$f.py $(FUZZ_FLAGS) fuzz/corpus/$$f/*; \
+	  case " $(FUZZ_SEEDS_ONLY) " in *" $$f "*) echo "== fuzz_$$f.py: seeds only"; continue;; esac; \
+	  echo "== fuzz_$$f.py for $(FUZZ_SMOKE_SECONDS) s"; \
+	  $(PYTHON) fuzz/fuzz_$$f.py $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SMOKE_SECONDS) \
+	    -seed=$(FUZZ_SMOKE_SEED) -artifact_prefix=$(FUZZ_BUILD)/crash-$$f- $$smoke; \
+	done
+
+fuzz-smoke-cpp: fuzz-build
 	@set -e; for f in $(FUZZERS); do \
 	  smoke=$(FUZZ_BUILD)/smoke-$$f; rm -rf $$smoke; mkdir -p $$smoke; \
 	  if [ -d fuzz/corpus/$$f ]; then \

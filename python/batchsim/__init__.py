@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from batchsim.errors import (
+    ArgumentTypeError,
+    ClosedError,
     CudaError,
     DeviceNotFoundError,
     Error,
@@ -40,7 +42,8 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by te
 
     raise explain(exc) from None  # the message names the cause; its trace helps no user
 
-from batchsim import datasets
+# _arguments guards every _core call: wrong arguments get a message, not pybind11's dump.
+from batchsim import _arguments, datasets  # noqa: F401
 from batchsim._version import __version__
 from batchsim.diag import PatternFill
 from batchsim.options import RendererConfig, RenderOptions, SimConfig, TaskConfig
@@ -89,9 +92,11 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "ArgumentTypeError",
     "BatchNavEnv",
     "BatchRenderer",
     "BatchSim",
+    "ClosedError",
     "Context",
     "CudaError",
     "DeviceNotFoundError",

@@ -112,7 +112,26 @@ class NavMeshSettings:
     filter_low_hanging_obstacles: bool
     filter_ledge_spans: bool
     filter_walkable_low_height_spans: bool
-    def __init__(self) -> None: ...
+    def __init__(
+        self,
+        *,
+        cell_size: float = ...,
+        cell_height: float = ...,
+        agent_height: float = ...,
+        agent_radius: float = ...,
+        agent_max_climb: float = ...,
+        agent_max_slope: float = ...,
+        region_min_size: float = ...,
+        region_merge_size: float = ...,
+        edge_max_len: float = ...,
+        edge_max_error: float = ...,
+        verts_per_poly: int = ...,
+        detail_sample_dist: float = ...,
+        detail_sample_max_error: float = ...,
+        filter_low_hanging_obstacles: bool = ...,
+        filter_ledge_spans: bool = ...,
+        filter_walkable_low_height_spans: bool = ...,
+    ) -> None: ...
     def validate(self) -> None: ...
 
 class NavMesh:

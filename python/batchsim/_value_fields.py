@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Callable
 
 import numpy as np
 
-from batchsim.errors import InvalidArgumentError
+from batchsim.errors import ArgumentTypeError, InvalidArgumentError
 
 # Candidate C++ integer types, narrowest first: (lowest, highest).
 _INTEGER_RANGES = ((-(2**31), 2**31 - 1), (0, 2**32 - 1), (-(2**63), 2**63 - 1), (0, 2**64 - 1))
@@ -130,3 +131,21 @@ def check_seed(seed, name: str = "seed") -> int | None:
     """A seed as the simulators take it (C++ uint64), or None; InvalidArgumentError naming
     `name` otherwise."""
     return None if seed is None else check_integer(name, seed, 0, 2**64 - 1)
+
+
+def check_path(name: str, value) -> str:
+    """`value` (str or os.PathLike) as a str; ArgumentTypeError naming `name` otherwise
+    (os.fspath's own TypeError names no argument)."""
+    if not isinstance(value, str | os.PathLike):
+        raise ArgumentTypeError(
+            f"{name}: expected a path (str or os.PathLike), got {_described(value)}"
+        )
+    return os.fspath(value)
+
+
+def check_instance(name: str, value, kind: type, allow_none: bool = True):
+    """`value` when it is a `kind` (or None, if allowed); ArgumentTypeError naming `name`."""
+    if (value is None and allow_none) or isinstance(value, kind):
+        return value
+    expected = f"a {kind.__name__}" + (" or None" if allow_none else "")
+    raise ArgumentTypeError(f"{name}: expected {expected}, got {_described(value)}")

@@ -67,7 +67,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 import torch
-from gymnasium.error import NoAsyncCallError
+from gymnasium.error import ClosedEnvironmentError, NoAsyncCallError
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
@@ -81,9 +81,12 @@ from batchsim._env_views import (
     visual_observations,
 )
 from batchsim._gym_wrappers import WrapperGuard
+from batchsim._lifetime import Lifetime, Released, while_open
 from batchsim._numpy_env import parse_array_mode, per_env_observations, to_numpy
+from batchsim._value_fields import check_instance, check_integer
 from batchsim.actions import ACTIONS, check_mask
 from batchsim.datasets import PointNavDataset
+from batchsim.errors import ClosedError, InvalidArgumentError
 from batchsim.options import RenderOptions
 from batchsim.sensor_noise import SensorNoise
 from batchsim.sensor_randomizer import SensorRandomizer
@@ -121,8 +124,15 @@ class BatchNavEnv(gym.vector.VectorEnv):
         array: str = "torch",
         **fields: Any,
     ):
+        self._lifetime = Lifetime("BatchNavEnv", EnvClosedError)  # first: close() reads it
         mode = parse_autoreset_mode(autoreset_mode)
         self.array = parse_array_mode(array)  # checked before the simulator is built
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise InvalidArgumentError(
+                f"render_mode: expected None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        check_instance("sensor_noise", sensor_noise, SensorNoise)
         noise = sensor_noise if sensor_noise is not None else SensorNoise()
         hfov = _nominal_hfov(fields)
         if noise.fov_jitter_degrees:  # render wide, crop each view to its own field of view
@@ -140,7 +150,6 @@ class BatchNavEnv(gym.vector.VectorEnv):
         self.sim = Simulator(dataset, num_envs, **fields)
         self.num_envs = self.sim.num_envs
         self.device = torch.device(self.sim.device)
-        self._closed_env = False
         self.single_observation_space = observation_space(self.sim)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.single_action_space = gym.spaces.Discrete(len(ACTIONS))
@@ -181,6 +190,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
 
     # ---- the gymnasium API ----
 
+    @while_open
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observations, Info]:
@@ -193,8 +203,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
         ignored. Outputs are torch tensors on the env's device (array="torch", rewritten in
         place by the next reset or step: ``.clone()`` what you keep) or fresh numpy arrays
         (array="numpy"); info's metrics each come with a ``_key`` mask (module docstring)."""
-        self._require_open()
-        self._wrappers.check(sys._getframe(1), reset=True)
+        self._wrappers.check(sys._getframe(2), reset=True)
         mask = (options or {}).get("reset_mask")
         if mask is not None:
             self.sim.reset_envs(self._mask(mask))
@@ -202,6 +211,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
             self.sim.reset(seed)
         return self._out((self._observe(), self._info(torch.zeros_like(self._all))))
 
+    @while_open  # held across both halves: a close() from another thread waits for them
     def step(self, actions: Any) -> StepResult:
         """Advances every environment by one action; returns ``(observations, reward,
         terminated, truncated, info)``, reward [N] float32 and the flags [N] bool.
@@ -211,14 +221,14 @@ class BatchNavEnv(gym.vector.VectorEnv):
         ``autoreset_mode`` says (module docstring). In array="torch" every output is a
         tensor that the next step rewrites in place: ``.clone()`` what you keep; in
         array="numpy" they are fresh host arrays."""
-        self._wrappers.check(sys._getframe(1), reset=False)
+        self._wrappers.check(sys._getframe(2), reset=False)
         self.step_async(actions)
         return self.step_wait()
 
+    @while_open
     def step_async(self, actions: Any) -> None:
         """Starts the step on a C++ thread and returns at once; step_wait() ends it. In
         between, read no output of the env: the step is writing them."""
-        self._require_open()
         if self.sim.stepping:
             raise RuntimeError("step_async() while a step is running: call step_wait() first")
         if actions is None:  # the Simulator would step its own outputs.actions instead
@@ -227,9 +237,9 @@ class BatchNavEnv(gym.vector.VectorEnv):
             )
         self.sim.step_async(actions)  # it checks them, once
 
+    @while_open
     def step_wait(self, **kwargs: Any) -> StepResult:
         """Waits for the step that step_async() started; returns what step() returns."""
-        self._require_open()
         if not self.sim.stepping:  # it would hand back the previous step's results again
             raise NoAsyncCallError(
                 "step_wait() without step_async() before it: there is no step to wait for",
@@ -270,43 +280,45 @@ class BatchNavEnv(gym.vector.VectorEnv):
     @property
     def max_episode_geodesic(self) -> float:
         """Training's limit on the geodesic distance of new episodes (m); inf: none."""
+        self._lifetime.check("max_episode_geodesic")
         return self.sim.max_episode_geodesic
 
+    @while_open
     def set_max_episode_geodesic(self, metres: float) -> None:
         """New episodes (training) of at most ``metres`` geodesic, from the next episode start
         on (Simulator.set_max_episode_geodesic; ``math.inf`` lifts the limit): a curriculum."""
-        self._require_open()
         self.sim.set_max_episode_geodesic(metres)
 
+    @while_open
     def render(self) -> tuple[np.ndarray, ...]:
         """Every environment's current view as an RGB frame, gymnasium's vector layout: a
         tuple of N [H, W, 3] uint8 arrays (RGB where rendered, else shaded depth), which
         gymnasium's RecordVideo tiles into a video. render_mosaic() gives one image."""
         from batchsim.viz import observation_frames
 
-        self._require_open()
         return tuple(observation_frames(self._observations))
 
+    @while_open
     def render_mosaic(self, max_views: int = 64) -> np.ndarray:
         """The first max_views environments' current views tiled into one [H, W, 3] uint8
         image (RGB where rendered, else shaded depth): for notebooks."""
         from batchsim.viz import observation_mosaic
 
-        self._require_open()
         return observation_mosaic(self._observations, max_views)
 
     def close_extras(self, **kwargs) -> None:
-        if not self._closed_env:
-            self._closed_env = True
-            self._observations = self._final_views = self._results = {}
+        """Closes the simulator, after a step another thread has in flight; every call after
+        it raises EnvClosedError (gymnasium's ClosedEnvironmentError)."""
+        with self._lifetime.lock:
+            if self._lifetime.closed:
+                return
+            self._lifetime.closed = True
+            released: Any = Released("BatchNavEnv", EnvClosedError)
+            self._observations = self._final_views = self._results = released
             self.sim.close()
 
-    def _require_open(self) -> None:
-        if self._closed_env:
-            raise RuntimeError("this BatchNavEnv is closed")
-
     def __repr__(self) -> str:
-        if self._closed_env:
+        if self._lifetime.closed:
             return f"BatchNavEnv(closed, num_envs={self.num_envs})"
         sensors = ", ".join(self.sim.sensors)
         height, width = self.sim.resolution
@@ -317,6 +329,11 @@ class BatchNavEnv(gym.vector.VectorEnv):
             f"autoreset_mode={self.metadata['autoreset_mode'].name}, "
             f"scenes={len(self.sim.scene_paths)}, episodes={len(self.sim.episodes)}{array})"
         )
+
+
+class EnvClosedError(ClosedError, ClosedEnvironmentError):
+    """A BatchNavEnv used after close(): batchsim's ClosedError and the
+    ClosedEnvironmentError gymnasium's own vector envs raise."""
 
 
 def _final_info(info: Info, ended: torch.Tensor) -> Info:
@@ -347,7 +364,8 @@ def make_env_halves(
     ``device=`` (one Vulkan queue renders them in turn and their host steps take turns, so
     one half simulates while the other renders: benchmarks/RESULTS.md), or the ``context=``
     given; ``shared_context=False`` makes each half its own."""
-    if num_envs < 2 or num_envs % 2:
+    num_envs = check_integer("num_envs", num_envs, 2, 2**31 - 1)
+    if num_envs % 2:
         raise ValueError(f"num_envs: expected an even number >= 2, got {num_envs}")
     if shared_context and options.get("context") is None:
         options["context"] = make_context(options.pop("device", None))
@@ -359,6 +377,7 @@ def make_env_halves(
 __all__ = [
     "POINTGOAL",
     "BatchNavEnv",
+    "EnvClosedError",
     "make_env_halves",
     "parse_autoreset_mode",
     "visual_observations",

@@ -15,6 +15,15 @@ class InvalidArgumentError(Error, ValueError):
     """An argument has the wrong type, shape, dtype or value."""
 
 
+class ArgumentTypeError(InvalidArgumentError, TypeError):
+    """An argument of the wrong type, or a keyword the function does not take (a TypeError
+    too, as Python's own calls raise)."""
+
+
+class ClosedError(Error):
+    """A method of an object after its close() (or racing it from another thread)."""
+
+
 class DeviceNotFoundError(Error, LookupError):
     """No Vulkan (or CUDA) device matches the requested selection."""
 
@@ -59,6 +68,8 @@ class SceneCheckError(Error, ValueError):
 
 
 __all__ = [
+    "ArgumentTypeError",
+    "ClosedError",
     "CudaError",
     "DeviceNotFoundError",
     "Error",

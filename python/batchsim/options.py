@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from batchsim import _core
-from batchsim._value_fields import guard_fields
+from batchsim._value_fields import check_instance, guard_fields
 from batchsim.errors import InvalidArgumentError
 
 SimConfig = _core.SimConfig
@@ -42,6 +42,7 @@ def sim_config(config: SimConfig | None = None, **fields: Any) -> SimConfig:
     """``config`` (SimConfig's defaults when None) with ``fields`` set; TypeError names a
     field SimConfig lacks, InvalidArgumentError a bad value or a field that ``config`` and a
     keyword set to different values."""
+    check_instance("config", config, SimConfig)
     wanted = SimConfig().replace(**fields)
     _refuse_conflicts(config, "config", wanted, fields)
     return (config if config is not None else SimConfig()).replace(**fields)
@@ -75,6 +76,7 @@ def render_options(
     ``sensors``, a non-empty subset of ("depth", "rgb"), sets depth and rgb; ``resolution``,
     (height, width) or one int, sets height and width. A field given both in ``options`` and
     as a keyword with different values raises InvalidArgumentError."""
+    check_instance("render", options, RenderOptions)
     if sensors is not None:
         chosen = check_sensors(sensors)
         fields |= {"depth": "depth" in chosen, "rgb": "rgb" in chosen}

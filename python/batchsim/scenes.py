@@ -12,8 +12,9 @@ import os
 from typing import Any
 
 from batchsim import _core
-from batchsim._value_fields import check_integer, guard_fields
-from batchsim.errors import InvalidArgumentError
+from batchsim._arguments import unknown_field
+from batchsim._value_fields import check_instance, check_integer, check_path, guard_fields
+from batchsim.errors import ArgumentTypeError, InvalidArgumentError
 
 NavMesh = _core.NavMesh
 NavMeshSettings = _core.NavMeshSettings
@@ -44,6 +45,25 @@ NAVMESH_SETTING_NAMES = (
     "filter_walkable_low_height_spans",
 )
 guard_fields(NavMeshSettings, NAVMESH_SETTING_NAMES)
+_default_settings_init = NavMeshSettings.__init__
+
+
+def _settings_init(self: NavMeshSettings, *args: Any, **fields: Any) -> None:
+    """NavMeshSettings(**fields): habitat-sim's defaults with ``fields`` set, each through its
+    checked setter (as SimConfig's keywords are)."""
+    if args:
+        raise ArgumentTypeError(
+            f"NavMeshSettings(): takes its fields as keywords only, got {len(args)} positional "
+            f"argument(s): {args[0]!r}"
+        )
+    _default_settings_init(self)
+    for name, value in fields.items():
+        if name not in NAVMESH_SETTING_NAMES:
+            raise unknown_field("NavMeshSettings", name, NAVMESH_SETTING_NAMES)
+        setattr(self, name, value)
+
+
+NavMeshSettings.__init__ = _settings_init
 
 
 def navmesh_settings(**overrides: Any) -> NavMeshSettings:
@@ -116,6 +136,8 @@ def import_scene(
     page cache (docs/scenes.md); compress=False writes format 4, which batchsim builds from
     before compression read too.
     """
+    model, out = check_path("model", model), check_path("out", out)
+    check_instance("settings", settings, NavMeshSettings)
     if up not in ("y", "z"):
         raise InvalidArgumentError(f"up must be 'y' or 'z', got {up!r}")
     if axes is not None and up != "y":

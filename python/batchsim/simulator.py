@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from batchsim import _core
+from batchsim._lifetime import Lifetime, Released, while_open
 from batchsim._streams import consumer_stream
 from batchsim._value_fields import check_seed
 from batchsim.actions import PinnedActions, check_actions, check_mask, is_cuda_tensor
@@ -125,6 +126,7 @@ class Simulator(SimOutputFields):
         context: _core.Context | None = None,
         **fields: Any,
     ):
+        self._lifetime = Lifetime("Simulator")  # first: close() and __del__ read it
         if num_envs is not None:
             fields["num_envs"] = num_envs
         configs = simulator_configs(config, render, **fields)
@@ -181,6 +183,7 @@ class Simulator(SimOutputFields):
         """Evaluation: every episode has run and every environment has parked."""
         return self.sim.finished
 
+    @while_open
     def stats(self) -> dict[str, Any]:
         return self.sim.stats()
 
@@ -189,6 +192,7 @@ class Simulator(SimOutputFields):
         """Training's limit on the geodesic distance of new episodes (m); inf: none."""
         return self.sim.max_episode_geodesic
 
+    @while_open
     def set_max_episode_geodesic(self, metres: float) -> None:
         """BatchSim.set_max_episode_geodesic: training's new episodes of at most ``metres``
         geodesic; ``math.inf`` lifts the limit. Not while an asynchronous step runs."""
@@ -201,19 +205,23 @@ class Simulator(SimOutputFields):
 
     # ---- observations ----
 
+    def _open_core(self, name: str) -> _core.Simulator:
+        self._lifetime.check(name)  # names what was read, not the part close() released
+        return self._core
+
     @property
     def renderer(self) -> _core.BatchRenderer:
-        return self._core.renderer
+        return self._open_core("renderer").renderer
 
     @property
     def depth(self) -> _core.Tensor | None:
         """[N, 1, H, W] float32 metres along the view axis; 0 where nothing."""
-        return self._core.renderer.depth
+        return self._open_core("depth").renderer.depth
 
     @property
     def rgb(self) -> _core.Tensor | None:
         """[N, H, W, 4] uint8 sRGB, alpha 255."""
-        return self._core.renderer.rgb
+        return self._open_core("rgb").renderer.rgb
 
     @property
     def final_depth(self) -> _core.Tensor | None:
@@ -260,14 +268,17 @@ class Simulator(SimOutputFields):
     def _stream(self, stream: int | None) -> int:
         return consumer_stream(self.device, stream)
 
+    @while_open
     def reset(self, seed: int | None = None, stream: int | None = None) -> None:
         """Starts an episode in every environment (a seed reseeds them first) and renders."""
         self._core.reset(check_seed(seed), self._stream(stream))
 
+    @while_open
     def reset_envs(self, mask, stream: int | None = None) -> None:
         """Starts a new episode where mask ([N] bool) is True, then renders every view."""
         self._core.reset_envs(check_mask(mask, self.num_envs), self._stream(stream))
 
+    @while_open
     def step(self, actions=None, stream: int | None = None) -> None:
         """Advances every environment by ``actions`` (or ``outputs.actions``) and renders."""
         if is_cuda_tensor(actions):
@@ -275,6 +286,7 @@ class Simulator(SimOutputFields):
         else:
             self._core.step(self._actions(actions), self._stream(stream))
 
+    @while_open
     def step_async(self, actions=None, stream: int | None = None) -> None:
         """Starts step() on a C++ thread and returns; step_wait() joins it (and raises
         for CUDA actions out of range: see the module docstring)."""
@@ -299,29 +311,37 @@ class Simulator(SimOutputFields):
         """True from step_async() until step_wait()."""
         return self._core.stepping
 
+    @while_open
     def step_wait(self) -> None:
         """Waits for the step step_async() started; raises what it raised."""
         self._core.step_wait()
 
     def close(self) -> None:
         """Waits for a running step and releases the GPU and scene memory (once nothing
-        else holds this simulator's arrays or tensors)."""
-        if self._core is None:
-            return
-        self._core.step_wait()
-        self._num_envs = self.num_envs
-        self._core = self.sim = self.outputs = self._pinned_actions = None
+        else holds this simulator's arrays or tensors). A call from another thread waits
+        for close(); every call after it raises ClosedError; a second close() does nothing."""
+        with self._lifetime.lock:  # a call in flight (another thread's) ends first
+            if self._lifetime.closed:
+                return
+            self._num_envs = self.num_envs
+            try:
+                self._core.step_wait()  # raises what a running asynchronous step raised
+            finally:
+                self._lifetime.closed = True
+                released: Any = Released("Simulator")
+                self._core = self.sim = self.outputs = self._pinned_actions = released
 
     def __del__(self):
         # A running step reads the pinned actions and waits on their event: it must end
         # before they are freed with this object (close() waits too).
-        if getattr(self, "_core", None) is not None:
+        lifetime = getattr(self, "_lifetime", None)
+        if lifetime is not None and not lifetime.closed and hasattr(self, "_core"):
             with contextlib.suppress(Exception):  # the step's error has nobody to go to
                 self._core.step_wait()
 
     @property
     def closed(self) -> bool:
-        return self._core is None
+        return self._lifetime.closed
 
     def __repr__(self) -> str:
         if self.closed:

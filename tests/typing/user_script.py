@@ -27,6 +27,10 @@ def env_steps(split: str) -> float:
     mosaic: np.ndarray = env.render_mosaic()
     assert len(frames) == 4 and mosaic.ndim == 3 and depth.shape == (4, 1, 16, 16)
     env.close()
+    try:
+        env.step(torch.ones(4, dtype=torch.int64))
+    except batchsim.ClosedError as closed:  # also gymnasium's ClosedEnvironmentError
+        assert "after close()" in str(closed)
     return total
 
 
@@ -43,6 +47,8 @@ def batch_sim(split: str) -> float:
     sim.reset(seed=0)
     sim.step(np.full(4, 1, dtype=np.int32))
     reward: np.ndarray = sim.reward
+    settings = batchsim.NavMeshSettings(agent_radius=0.2, verts_per_poly=6)
+    assert settings.verts_per_poly == 6
     return float(reward.sum())
 
 

@@ -13,7 +13,7 @@ from batchsim import _core
 from batchsim.datasets.episode import PointNavEpisode
 from batchsim.datasets.pointnav import PointNavDataset, load_pointnav
 from batchsim.datasets.scenes import simulator_scene_file
-from batchsim.errors import FormatError
+from batchsim.errors import ArgumentTypeError, FormatError
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,11 @@ def episode_table(dataset: PointNavDataset | str | os.PathLike) -> EpisodeTable:
     """The table of a PointNavDataset, or of a split path for load_pointnav; MissingFileError
     where a scene has no packed file, FormatError for a dataset without episodes."""
     if not isinstance(dataset, PointNavDataset):
+        if not isinstance(dataset, str | os.PathLike):
+            raise ArgumentTypeError(
+                "dataset: expected a PointNavDataset or a split path (str or os.PathLike), "
+                f"got {type(dataset).__name__} {dataset!r}"
+            )
         dataset = load_pointnav(dataset)
     episodes = list(dataset)
     if not episodes:

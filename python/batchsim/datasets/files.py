@@ -69,6 +69,11 @@ def inflate(raw: bytes, path: Path, limit: int) -> bytes:
 def read_json_gz(path: Path) -> Any:
     """The decoded JSON document in the gzip file `path`."""
     raw = read_regular_bytes(path, "dataset file")  # a named pipe would block for ever
+    return decode_json_gz(raw, path)
+
+
+def decode_json_gz(raw: bytes, path: Path) -> Any:
+    """The JSON document in the gzip bytes `raw` read from `path`; FormatError otherwise."""
     try:
         text = inflate(raw, path, max_json_bytes())
     except (OSError, EOFError, zlib.error) as exc:

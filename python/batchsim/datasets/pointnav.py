@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from batchsim._value_fields import check_path
 from batchsim.datasets.episode import PointNavEpisode, scene_name
 from batchsim.datasets.files import encode_json_gz, read_json_gz, write_atomic
 from batchsim.datasets.parse import parse_episode, parse_episodes
@@ -84,7 +85,7 @@ class PointNavDataset:
 
 def split_file(path: str | os.PathLike) -> Path:
     """The split file for `path`: the file itself, or <dir>/<dir name>.json.gz for a folder."""
-    path = Path(path)
+    path = Path(check_path("path", path))
     if path.is_dir():
         return path / f"{path.name}{SPLIT_SUFFIX}"
     return path

@@ -64,6 +64,8 @@ class Rule:
         """Whether a value of the right type breaks the rule."""
         if self.nonempty and not len(value):
             return True
+        if self.path and "\0" in value:  # no file has one; open() would refuse it later
+            return True
         if self.choices is not None:
             items = value if isinstance(value, tuple) else (value,)
             return any(item not in self.choices for item in items)
@@ -174,13 +176,21 @@ def _fits_type(value, kind: FieldType, rule: Rule) -> bool:
     if base is int:
         return isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if base is float:
-        real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-        return real and math.isfinite(value)
+        return _finite_number(value)
     if base is str:
         return isinstance(value, str) or (rule.path and isinstance(value, os.PathLike))
     if base is tuple:
         return isinstance(value, tuple) and all(isinstance(v, str) for v in value)
     return isinstance(value, base)
+
+
+def _finite_number(value) -> bool:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond float's range (a JSON file can hold one)
+        return False
 
 
 def check_field(cls, name: str, value) -> None:
