@@ -358,8 +358,8 @@ CASES = [
         "Simulator.step racing close",
         "unclear",
         "import threading\nsim = batchsim.Simulator(SPLIT, 4, device='cpu', resolution=16)\nsim.reset(seed=0)\n"
-        "t = threading.Thread(target=lambda: [sim.step() for _ in range(1000)])\n"
-        "t.start()\nsim.close()\nt.join()\nsim.step()",
+        "def steps():\n    try:\n        [sim.step() for _ in range(1000)]\n    except batchsim.ClosedError as e:\n        print('the stepping thread:', e)\n"
+        "t = threading.Thread(target=steps)\nt.start()\nsim.close()\nt.join()\nsim.step()",
         ("closed",),
     ),
     # ---- handled correctly: what must still work ----
