@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, overload
 
 import numpy as np
 import torch
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 # Argument aliases: pybind11 converts these on the way in.
 _Path = str | os.PathLike[str]
@@ -95,6 +98,26 @@ class PatternFill:
 
 # ---- navigation (nav.cpp, nav_batch.cpp)
 
+class _NavMeshSettingsFields(TypedDict, total=False):
+    """NavMeshSettings's fields as keywords of its constructor."""
+
+    cell_size: float
+    cell_height: float
+    agent_height: float
+    agent_radius: float
+    agent_max_climb: float
+    agent_max_slope: float
+    region_min_size: float
+    region_merge_size: float
+    edge_max_len: float
+    edge_max_error: float
+    verts_per_poly: int
+    detail_sample_dist: float
+    detail_sample_max_error: float
+    filter_low_hanging_obstacles: bool
+    filter_ledge_spans: bool
+    filter_walkable_low_height_spans: bool
+
 class NavMeshSettings:
     cell_size: float
     cell_height: float
@@ -112,26 +135,7 @@ class NavMeshSettings:
     filter_low_hanging_obstacles: bool
     filter_ledge_spans: bool
     filter_walkable_low_height_spans: bool
-    def __init__(
-        self,
-        *,
-        cell_size: float = ...,
-        cell_height: float = ...,
-        agent_height: float = ...,
-        agent_radius: float = ...,
-        agent_max_climb: float = ...,
-        agent_max_slope: float = ...,
-        region_min_size: float = ...,
-        region_merge_size: float = ...,
-        edge_max_len: float = ...,
-        edge_max_error: float = ...,
-        verts_per_poly: int = ...,
-        detail_sample_dist: float = ...,
-        detail_sample_max_error: float = ...,
-        filter_low_hanging_obstacles: bool = ...,
-        filter_ledge_spans: bool = ...,
-        filter_walkable_low_height_spans: bool = ...,
-    ) -> None: ...
+    def __init__(self, **kwargs: Unpack[_NavMeshSettingsFields]) -> None: ...
     def validate(self) -> None: ...
 
 class NavMesh:
@@ -246,6 +250,21 @@ def axes_for_up(up: str) -> str: ...
 # ---- configuration value types (configs.cpp, value_type.hpp): keyword construction,
 # equality, copy, pickle and replace(); assigning a field validates it.
 
+class _TaskConfigFields(TypedDict, total=False):
+    """TaskConfig's fields as keywords of its constructor and replace()."""
+
+    forward_step: float
+    turn_degrees: float
+    success_distance: float
+    slack_reward: float
+    success_reward: float
+    max_episode_steps: int
+    camera_height: float
+    allow_sliding: bool
+    forward_noise: float
+    turn_noise: float
+    camera_height_jitter: float
+
 class TaskConfig:
     __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
     field_names: ClassVar[tuple[str, ...]]
@@ -260,40 +279,26 @@ class TaskConfig:
     forward_noise: float
     turn_noise: float
     camera_height_jitter: float
-    def __init__(
-        self,
-        *,
-        forward_step: float = ...,
-        turn_degrees: float = ...,
-        success_distance: float = ...,
-        slack_reward: float = ...,
-        success_reward: float = ...,
-        max_episode_steps: int = ...,
-        camera_height: float = ...,
-        allow_sliding: bool = ...,
-        forward_noise: float = ...,
-        turn_noise: float = ...,
-        camera_height_jitter: float = ...,
-    ) -> None: ...
-    def replace(
-        self,
-        *,
-        forward_step: float = ...,
-        turn_degrees: float = ...,
-        success_distance: float = ...,
-        slack_reward: float = ...,
-        success_reward: float = ...,
-        max_episode_steps: int = ...,
-        camera_height: float = ...,
-        allow_sliding: bool = ...,
-        forward_noise: float = ...,
-        turn_noise: float = ...,
-        camera_height_jitter: float = ...,
-    ) -> TaskConfig: ...
+    def __init__(self, **kwargs: Unpack[_TaskConfigFields]) -> None: ...
+    def replace(self, **kwargs: Unpack[_TaskConfigFields]) -> TaskConfig: ...
     def __copy__(self) -> TaskConfig: ...
     def __deepcopy__(self, memo: dict[int, Any], /) -> TaskConfig: ...
     def __getstate__(self) -> dict[str, Any]: ...
     def __setstate__(self, state: dict[str, Any], /) -> None: ...
+
+class _SimConfigFields(TypedDict, total=False):
+    """SimConfig's fields as keywords of its constructor and replace()."""
+
+    num_envs: int
+    num_threads: int
+    seed: int
+    mode: str
+    scenes_resident: int
+    steps_per_scene: int
+    geodesic: str
+    autoreset: str
+    loader_bytes_per_second: float
+    task: TaskConfig
 
 class SimConfig:
     __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
@@ -308,38 +313,26 @@ class SimConfig:
     autoreset: str  # 'same_step', 'next_step' or 'disabled'
     loader_bytes_per_second: float
     task: TaskConfig
-    def __init__(
-        self,
-        *,
-        num_envs: int = ...,
-        num_threads: int = ...,
-        seed: int = ...,
-        mode: str = ...,
-        scenes_resident: int = ...,
-        steps_per_scene: int = ...,
-        geodesic: str = ...,
-        autoreset: str = ...,
-        loader_bytes_per_second: float = ...,
-        task: TaskConfig = ...,
-    ) -> None: ...
-    def replace(
-        self,
-        *,
-        num_envs: int = ...,
-        num_threads: int = ...,
-        seed: int = ...,
-        mode: str = ...,
-        scenes_resident: int = ...,
-        steps_per_scene: int = ...,
-        geodesic: str = ...,
-        autoreset: str = ...,
-        loader_bytes_per_second: float = ...,
-        task: TaskConfig = ...,
-    ) -> SimConfig: ...
+    def __init__(self, **kwargs: Unpack[_SimConfigFields]) -> None: ...
+    def replace(self, **kwargs: Unpack[_SimConfigFields]) -> SimConfig: ...
     def __copy__(self) -> SimConfig: ...
     def __deepcopy__(self, memo: dict[int, Any], /) -> SimConfig: ...
     def __getstate__(self) -> dict[str, Any]: ...
     def __setstate__(self, state: dict[str, Any], /) -> None: ...
+
+class _RenderOptionsFields(TypedDict, total=False):
+    """RenderOptions's fields as keywords of its constructor and replace()."""
+
+    width: int
+    height: int
+    hfov_degrees: float
+    near_plane: float
+    far_plane: float
+    depth: bool
+    rgb: bool
+    backend: str
+    final_views: bool
+    double_buffer: bool
 
 class RenderOptions:
     __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
@@ -354,38 +347,27 @@ class RenderOptions:
     backend: str  # 'auto', 'raster' or 'compute'
     final_views: bool
     double_buffer: bool
-    def __init__(
-        self,
-        *,
-        width: int = ...,
-        height: int = ...,
-        hfov_degrees: float = ...,
-        near_plane: float = ...,
-        far_plane: float = ...,
-        depth: bool = ...,
-        rgb: bool = ...,
-        backend: str = ...,
-        final_views: bool = ...,
-        double_buffer: bool = ...,
-    ) -> None: ...
-    def replace(
-        self,
-        *,
-        width: int = ...,
-        height: int = ...,
-        hfov_degrees: float = ...,
-        near_plane: float = ...,
-        far_plane: float = ...,
-        depth: bool = ...,
-        rgb: bool = ...,
-        backend: str = ...,
-        final_views: bool = ...,
-        double_buffer: bool = ...,
-    ) -> RenderOptions: ...
+    def __init__(self, **kwargs: Unpack[_RenderOptionsFields]) -> None: ...
+    def replace(self, **kwargs: Unpack[_RenderOptionsFields]) -> RenderOptions: ...
     def __copy__(self) -> RenderOptions: ...
     def __deepcopy__(self, memo: dict[int, Any], /) -> RenderOptions: ...
     def __getstate__(self) -> dict[str, Any]: ...
     def __setstate__(self, state: dict[str, Any], /) -> None: ...
+
+class _RendererConfigFields(TypedDict, total=False):
+    """RendererConfig's fields as keywords of its constructor and replace()."""
+
+    views: int
+    width: int
+    height: int
+    hfov_degrees: float
+    near_plane: float
+    far_plane: float
+    places: int
+    batches: int
+    depth: bool
+    rgb: bool
+    backend: str
 
 class RendererConfig:
     __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
@@ -401,36 +383,8 @@ class RendererConfig:
     depth: bool
     rgb: bool
     backend: str  # 'auto', 'raster' or 'compute'
-    def __init__(
-        self,
-        *,
-        views: int = ...,
-        width: int = ...,
-        height: int = ...,
-        hfov_degrees: float = ...,
-        near_plane: float = ...,
-        far_plane: float = ...,
-        places: int = ...,
-        batches: int = ...,
-        depth: bool = ...,
-        rgb: bool = ...,
-        backend: str = ...,
-    ) -> None: ...
-    def replace(
-        self,
-        *,
-        views: int = ...,
-        width: int = ...,
-        height: int = ...,
-        hfov_degrees: float = ...,
-        near_plane: float = ...,
-        far_plane: float = ...,
-        places: int = ...,
-        batches: int = ...,
-        depth: bool = ...,
-        rgb: bool = ...,
-        backend: str = ...,
-    ) -> RendererConfig: ...
+    def __init__(self, **kwargs: Unpack[_RendererConfigFields]) -> None: ...
+    def replace(self, **kwargs: Unpack[_RendererConfigFields]) -> RendererConfig: ...
     def __copy__(self) -> RendererConfig: ...
     def __deepcopy__(self, memo: dict[int, Any], /) -> RendererConfig: ...
     def __getstate__(self) -> dict[str, Any]: ...

@@ -51,44 +51,38 @@ def test_mypy_sees_the_types(tmp_path):
     assert 'Unexpected keyword argument "dept" for "replace" of "RenderOptions"' in out
 
 
-@pytest.mark.parametrize("name", ["TaskConfig", "SimConfig", "RenderOptions", "RendererConfig"])
+@pytest.mark.parametrize(
+    "name", ["TaskConfig", "SimConfig", "RenderOptions", "RendererConfig", "NavMeshSettings"]
+)
 def test_stub_keywords_are_the_fields(name):
-    # The stub's keywords are written out by hand: they must be the runtime's fields, in order,
-    # each typed as its attribute, or a type checker would pass a misspelt field.
+    # The stub's keywords (a TypedDict the constructor unpacks) are written by hand: they must
+    # be the class's attributes, in order and typed alike, or a type checker would pass a
+    # misspelt field; for the option classes, the runtime's field_names too.
     import ast
 
     import batchsim
 
     tree = ast.parse((ROOT / "python" / "batchsim" / "_core.pyi").read_text())
-    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
-    attributes = {
-        n.target.id: ast.unparse(n.annotation)
-        for n in cls.body
-        if isinstance(n, ast.AnnAssign) and not ast.unparse(n.annotation).startswith("ClassVar")
-    }
-    fields = list(getattr(batchsim, name).field_names)
-    assert list(attributes) == fields
-    for method in ("__init__", "replace"):
-        fn = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == method)
-        keywords = {a.arg: ast.unparse(a.annotation) for a in fn.args.kwonlyargs}
-        assert keywords == attributes, method
-        assert [a.arg for a in fn.args.args] == ["self"] and fn.args.kwarg is None, method
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
 
+    def annotated(cls: ast.ClassDef) -> dict[str, str]:
+        return {
+            n.target.id: ast.unparse(n.annotation)
+            for n in cls.body
+            if isinstance(n, ast.AnnAssign) and not ast.unparse(n.annotation).startswith("ClassVar")
+        }
 
-def test_output_field_annotations_are_the_outputs():
-    # SimOutputFields makes its properties at import; its annotations are what mypy reads.
-    import dataclasses
-
-    from batchsim.sim import SimOutputFields, SimOutputs
-
-    annotated = set(SimOutputFields.__annotations__) - {"outputs"}
-    assert annotated == {field.name for field in dataclasses.fields(SimOutputs)}
-
-
-def test_user_script_runs(procgen_dataset):
-    split = procgen_dataset[0] / "pointnav" / "train"
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), str(split)], capture_output=True, text=True, timeout=300
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("env ")
+    attributes = annotated(classes[name])
+    assert annotated(classes[f"_{name}Fields"]) == attributes
+    runtime = getattr(batchsim, name)
+    fields = getattr(runtime, "field_names", None) or [f for f in attributes if hasattr(runtime, f)]
+    assert list(attributes) == list(fields)
+    keyworded = [
+        fn
+        for fn in classes[name].body
+        if isinstance(fn, ast.FunctionDef) and fn.name in ("__init__", "replace")
+    ]
+    assert keyworded and keyworded[0].name == "__init__"
+    for fn in keyworded:
+        assert ast.unparse(fn.args.kwarg.annotation) == f"Unpack[_{name}Fields]", fn.name
+        assert [a.arg for a in fn.args.args] == ["self"] and not fn.args.kwonlyargs, fn.name
