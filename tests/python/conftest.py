@@ -1,5 +1,6 @@
 """Shared fixtures. Every Context the suite creates runs under the Khronos validation layer
-when it is installed (BATCHSIM_VALIDATION=1); test_zz_validation.py checks the count."""
+when it is installed (BATCHSIM_VALIDATION=1); test_validation_messages.py checks the count,
+after every other test (the runs_last marker, below)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,17 @@ os.environ.setdefault("BATCHSIM_VALIDATION", "1")
 import pytest
 
 import batchsim
+
+
+def pytest_collection_modifyitems(config, items):
+    """Moves tests marked runs_last to the end, keeping their order: the validation-message
+    check reads a count that every Context of this process adds to (batchsim's
+    validation_message_total), so it means "the whole suite was clean" only after every
+    other test, and their module fixtures' Contexts, have finished. A subprocess would see
+    none of those Contexts, so the order is the dependence, stated here, not by file name."""
+    last = [item for item in items if item.get_closest_marker("runs_last")]
+    if last:
+        items[:] = [item for item in items if not item.get_closest_marker("runs_last")] + last
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """batchsim.procgen: deterministic, budgeted, valid GLB scenes whose navmesh is one large,
-connected island with routes that bend. GLB files are parsed independently here."""
+connected island with routes that bend, and whose wall and ceiling materials vary by
+building and room kind. GLB files are parsed independently here."""
 
 import json
 import struct
@@ -9,7 +10,8 @@ import pytest
 
 import batchsim
 from batchsim.errors import InvalidArgumentError
-from batchsim.procgen import build_scene_files, generate_scene, write_scene
+from batchsim.procgen import build_scene_files, generate_scene, plan_scene, write_scene
+from batchsim.procgen.textures import CEILING_MATERIALS, WALL_MATERIALS
 
 SMALL = 30_000  # triangles: keeps the import and navmesh bake quick
 
@@ -116,6 +118,27 @@ def test_glb_structure_parsed_independently(apartment):
         assert blob[view["byteOffset"] : view["byteOffset"] + 8] == b"\x89PNG\r\n\x1a\n"
     assert triangles == apartment.triangle_count
     assert len({m["name"] for m in doc["materials"]}) >= 8  # distinct textured materials
+
+
+def test_wall_and_ceiling_materials_vary_by_building_and_room_kind():
+    walls, ceilings, per_scene = set(), set(), []
+    for seed in range(20):
+        scene = generate_scene(seed, ("apartment", "office")[seed % 2], 10_000)
+        used = {m.material: m for m in scene.meshes}
+        wall = WALL_MATERIALS & used.keys()
+        for name in wall:  # wall materials only ever on vertical faces
+            assert np.abs(used[name].normals[:, 1]).max() < 1e-6, name
+        for name in CEILING_MATERIALS & used.keys():  # ceilings face down
+            assert np.allclose(used[name].normals, [0.0, -1.0, 0.0]), name
+        walls |= wall
+        ceilings |= CEILING_MATERIALS & used.keys()
+        per_scene.append(len(wall))
+        assert len(scene.materials) <= 32  # textures per scene stay few
+    assert len(walls) >= 8 and len(ceilings) >= 3
+    assert np.mean(per_scene) >= 3.5  # rooms of one building differ too
+    layout, _ = plan_scene(0, "apartment")
+    assert dict(layout.walls)["bathroom"] in ("wall_tiles", "paint_accent")
+    assert layout.wall_material(-1) == layout.facade  # outer faces: the facade
 
 
 @pytest.mark.parametrize("kind", ["apartment", "office"])

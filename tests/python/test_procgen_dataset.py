@@ -1,4 +1,5 @@
-"""`batchsim procgen` end to end: scenes, Habitat-layout episodes, splits, cache, preview."""
+"""`batchsim procgen` end to end: scenes, Habitat-layout episodes, splits, cache, preview,
+and worker processes that write the same bytes as one."""
 
 import json
 from pathlib import Path
@@ -127,3 +128,14 @@ def test_cli_procgen_with_preview(tmp_path, capsys):
     assert width > 100 and height > 100
     assert main([*args, "--num-scenes", "2", "--out", str(out)]) == 2
     assert "num_scenes must be >= 3" in capsys.readouterr().err
+
+
+def test_worker_processes_write_the_same_bytes(tmp_path):
+    config = DatasetConfig(num_scenes=3, seed=3, episodes_per_scene=4, triangle_budget=15_000)
+    build_dataset(tmp_path / "one", config, workers=1)
+    build_dataset(tmp_path / "two", config, workers=2)
+    one = {p.relative_to(tmp_path / "one"): p for p in (tmp_path / "one").rglob("*") if p.is_file()}
+    two = {p.relative_to(tmp_path / "two"): p for p in (tmp_path / "two").rglob("*") if p.is_file()}
+    assert one.keys() == two.keys() and len(one) == 3 * 2 + 1 + 3 + 3
+    for relative, path in one.items():
+        assert path.read_bytes() == two[relative].read_bytes(), relative

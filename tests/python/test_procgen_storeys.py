@@ -1,6 +1,6 @@
-"""batchsim.procgen v2: storeys joined by walkable stairs, the garden outside joined to the
-inside through the front door, angled walls, lofts, and worker processes that write the
-same bytes as one (v3's features: test_procgen_v3.py)."""
+"""batchsim.procgen's storeys: buildings of up to three storeys joined by walkable stairs,
+lofts, angled walls and round columns, and the garden outside joined to the inside through
+the front door (split levels, ramps and bays: test_procgen_ramps_and_bays.py)."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,6 @@ import pytest
 import batchsim
 from batchsim.datasets import generate_episodes
 from batchsim.procgen import build_scene_files, generate_scene, plan_scene
-from batchsim.procgen.build import DatasetConfig, build_dataset
 from batchsim.procgen.layout import CELL, MAX_RISER, PATH_WIDTH, TREAD, make_layout
 from batchsim.procgen.textures import WALL_MATERIALS
 
@@ -19,7 +18,7 @@ LOFT = (25, "office")
 
 @pytest.fixture(scope="module")
 def storeyed(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("v2")
+    directory = tmp_path_factory.mktemp("storeys")
     out = {}
     for seed, kind in (THREE_STOREYS, LOFT):
         stats = build_scene_files(seed, directory, kind, kind, SMALL)
@@ -125,19 +124,8 @@ def test_angled_walls_round_columns_and_lofts():
     assert layout.loft >= 0 and layout.storey(1).void == layout.loft
 
 
-def test_generator_v2_same_seed_same_bytes():
+def test_three_storey_scene_same_seed_same_bytes_within_budget():
     a = generate_scene(*THREE_STOREYS, SMALL)
     assert a.storeys == 3
     assert a.glb_bytes() == generate_scene(*THREE_STOREYS, SMALL).glb_bytes()
     assert abs(a.triangle_count - SMALL) <= 0.15 * SMALL
-
-
-def test_worker_processes_write_the_same_bytes(tmp_path):
-    config = DatasetConfig(num_scenes=3, seed=3, episodes_per_scene=4, triangle_budget=15_000)
-    build_dataset(tmp_path / "one", config, workers=1)
-    build_dataset(tmp_path / "two", config, workers=2)
-    one = {p.relative_to(tmp_path / "one"): p for p in (tmp_path / "one").rglob("*") if p.is_file()}
-    two = {p.relative_to(tmp_path / "two"): p for p in (tmp_path / "two").rglob("*") if p.is_file()}
-    assert one.keys() == two.keys() and len(one) == 3 * 2 + 1 + 3 + 3
-    for relative, path in one.items():
-        assert path.read_bytes() == two[relative].read_bytes(), relative
