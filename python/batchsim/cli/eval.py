@@ -18,31 +18,6 @@ from batchsim.train.intervals import describe
 LABELS = {"success": "success", "spl": "SPL", "softspl": "SoftSPL", "distance_to_goal": "dist (m)"}
 
 
-def evaluate_agents(
-    agents: list[str],
-    checkpoint,
-    split,
-    num_envs,
-    device,
-    seed,
-    scenes_dir=None,
-    *,
-    progress: bool = False,
-    config=None,
-    check_scenes: bool = True,
-) -> dict:
-    """{agent: summarize() of its episodes} for each named agent on `split`; scenes_dir, if
-    given, replaces the checkpoint's (where the split's scene_ids resolve)."""
-    splits = [split] if split else []
-    results = evaluate_splits(
-        *(agents, checkpoint, splits, num_envs, device, seed, scenes_dir),
-        progress=progress,
-        config=config,
-        check_scenes=check_scenes,
-    )
-    return next(iter(results.values()))
-
-
 def evaluate_splits(
     agents: list[str],
     checkpoint,
