@@ -128,10 +128,10 @@ docs-check: docs
 
 bench: setup
 	mkdir -p benchmarks/results
-	$(PYTHON) benchmarks/bench_export.py --out benchmarks/results/export_$(shell hostname).json
-	$(PYTHON) benchmarks/bench_assets.py --out benchmarks/results/assets_$(shell hostname).json
-	$(PYTHON) benchmarks/bench_procgen.py --out benchmarks/results/procgen_$(shell hostname).json
-	$(PYTHON) benchmarks/bench_sim.py --out benchmarks/results/sim_$(shell hostname).json
+	$(PYTHON) -m batchsim bench export --out benchmarks/results/export_$(shell hostname).json
+	$(PYTHON) -m batchsim bench assets --out benchmarks/results/assets_$(shell hostname).json
+	$(PYTHON) -m batchsim bench procgen --out benchmarks/results/procgen_$(shell hostname).json
+	$(PYTHON) -m batchsim bench sim --out benchmarks/results/sim_$(shell hostname).json
 
 # A Simulator stepped for SOAK_MINUTES with scene swaps and random resets (lavapipe here;
 # `SOAK_DEVICE=cuda:0` on a GPU): resident, heap and GPU memory, file descriptors, Vulkan

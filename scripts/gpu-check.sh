@@ -38,26 +38,26 @@ step compiled_parity python3 -m pytest tests/python/test_train_compiled_parity.p
   tests/python/test_train_compiled_trainer.py \
   -p no:cacheprovider -q -rs
 # Timings without the validation layer, twice to show the spread between runs.
-step bench env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_export.py --out "$out/bench_export.json"
-step bench2 env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_export.py --out "$out/bench_export2.json"
+step bench env BATCHSIM_VALIDATION=0 python3 -m batchsim bench export --out "$out/bench_export.json"
+step bench2 env BATCHSIM_VALIDATION=0 python3 -m batchsim bench export --out "$out/bench_export2.json"
 models=${BATCHSIM_ASSIMP_MODELS:-/usr/share/assimp/models}
-step assets python3 benchmarks/bench_assets.py --models "$models" --out "$out/bench_assets.json"
-step assets2 python3 benchmarks/bench_assets.py --models "$models" --out "$out/bench_assets2.json"
+step assets python3 -m batchsim bench assets --models "$models" --out "$out/bench_assets.json"
+step assets2 python3 -m batchsim bench assets --models "$models" --out "$out/bench_assets2.json"
 # The simulation core on the host CPUs: 1-16 threads, corridor geodesics; exact at the ends.
-step sim python3 benchmarks/bench_sim.py --threads 1 2 4 8 16 --geodesic corridor \
+step sim python3 -m batchsim bench sim --threads 1 2 4 8 16 --geodesic corridor \
   --out "$out/bench_sim.json"
-step sim_exact python3 benchmarks/bench_sim.py --threads 1 16 --geodesic exact \
+step sim_exact python3 -m batchsim bench sim --threads 1 16 --geodesic exact \
   --out "$out/bench_sim_exact.json"
 # The renderer, both backends: batched and naive (one submission per view) at the same N,
 # depth / rgb, 64 x 64 and 128 x 128 (small settings; bench_render's defaults run longer).
-step render env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_render.py --views 256 1024 \
+step render env BATCHSIM_VALIDATION=0 python3 -m batchsim bench render --views 256 1024 \
   --resolution 64 128 --outputs depth rgb --backends raster compute --steps 4 --runs 3 \
   --warmup 1 --out "$out/bench_render.json"
 # Env step and training end to end on the compute backend.
-step env_step env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_env.py --envs 1024 4096 \
+step env_step env BATCHSIM_VALIDATION=0 python3 -m batchsim bench env --envs 1024 4096 \
   --backend compute --steps 30 --runs 3 --warmup 5 --out "$out/bench_env.json"
 step procgen python3 -m batchsim procgen  # data/procgen: the presets' dataset
-step train env BATCHSIM_VALIDATION=0 python3 benchmarks/bench_train.py --warmup 2 --updates 3 \
+step train env BATCHSIM_VALIDATION=0 python3 -m batchsim bench train --warmup 2 --updates 3 \
   --out "$out/bench_train.json" backend=compute
 # Reliability: Simulators and a renderer on one CUDA context from threads with their own
 # streams (no hang, same results as alone), and a soak with scene swaps (all flat).

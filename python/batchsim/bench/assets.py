@@ -195,7 +195,3 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         }
     report.emit(result, args.out)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

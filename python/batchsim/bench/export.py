@@ -76,7 +76,3 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     }
     report.emit(record, args.out)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -249,7 +249,3 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     }
     report.emit(record, args.out, args.plot)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

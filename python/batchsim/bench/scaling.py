@@ -196,7 +196,3 @@ def plot_png(results: list[dict], args) -> bytes:
     figure.savefig(buffer, format="png", dpi=100)
     plt.close(figure)
     return buffer.getvalue()
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -7,7 +7,7 @@ or runs as one rank of an outer torchrun; frames/s are summed over ranks and ran
 
     batchsim bench train --preset pointnav-depth num_envs=1024
     batchsim bench train --gpus 1 --preset pointnav-depth
-    python benchmarks/bench_train.py --preset pointnav-depth num_envs=1024
+    batchsim bench train --preset pointnav-depth num_envs=1024
 """
 
 from __future__ import annotations
@@ -99,7 +99,3 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 
     distributed.shutdown()
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
