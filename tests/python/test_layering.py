@@ -4,27 +4,25 @@ themselves; no source file passes 400 lines."""
 
 from __future__ import annotations
 
-import ast
-import re
-from collections import defaultdict
+import importlib.util
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "architecture_layers.py"
 
-# Lower layers first: a folder may include only folders of a lower rank (and itself).
-CPP_RANKS = {
-    "core": 0,
-    "vk": 1,
-    "nav": 1,
-    "device": 2,
-    "assets": 2,
-    "diag": 3,
-    "sim": 3,
-    "render": 3,
-    "env": 4,
-    "bindings": 5,
-}
-INCLUDE = re.compile(r'^#include "(\w+)/', re.M)
+
+def load_layers():
+    """scripts/architecture_layers.py: the one reading of the graph, which draws the page."""
+    spec = importlib.util.spec_from_file_location("architecture_layers", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+layers = load_layers()
+CPP_RANKS = layers.CPP_RANKS
+cpp_edges = layers.cpp_edges
+python_imports = layers.python_imports
 
 # Python modules of python/batchsim and what each must never import (directly or not).
 PY_FORBIDDEN = {
@@ -40,14 +38,6 @@ LINE_LIMIT = 400
 CODE_SUFFIXES = {".py", ".cpp", ".hpp", ".h", ".glsl", ".sh"}
 
 
-def cpp_edges() -> dict[str, set[str]]:
-    edges = defaultdict(set)
-    for path in (ROOT / "src").rglob("*.[ch]pp"):
-        folder = path.relative_to(ROOT / "src").parts[0]
-        edges[folder] |= set(INCLUDE.findall(path.read_text())) - {folder}
-    return edges
-
-
 def test_cpp_folders_include_only_lower_layers():
     edges = cpp_edges()
     assert set(edges) <= set(CPP_RANKS), f"a src/ folder without a layer: {set(edges)}"
@@ -59,31 +49,6 @@ def test_cpp_folders_include_only_lower_layers():
     ]
     assert not back, f"#include arrows against the layers: {back}"
     assert "assets" in edges["env"] and "nav" in edges["assets"]  # the scan saw real edges
-
-
-def python_imports() -> dict[str, set[str]]:
-    """Top-level module of python/batchsim -> the batchsim modules it imports anywhere in it
-    (function-level imports included)."""
-    package = ROOT / "python" / "batchsim"
-    modules = {p.stem if p.is_file() else p.name for p in package.iterdir()}
-    edges = defaultdict(set)
-    for path in package.rglob("*.py"):
-        unit = path.relative_to(package).with_suffix("").parts[0]
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-                if node.module == "batchsim":
-                    names += [f"batchsim.{alias.name}" for alias in node.names]
-            elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            else:
-                continue
-            for name in names:
-                parts = name.split(".")
-                if parts[0] == "batchsim" and len(parts) > 1 and parts[1] in modules:
-                    edges[unit].add(parts[1])
-        edges[unit].discard(unit)
-    return edges
 
 
 def reachable(edges: dict[str, set[str]], start: str) -> set[str]:
