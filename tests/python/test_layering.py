@@ -81,3 +81,50 @@ def test_no_source_file_passes_the_line_limit():
                 if lines > LINE_LIMIT:
                     long.append(f"{path.relative_to(ROOT)} ({lines})")
     assert not long, f"over {LINE_LIMIT} lines: {long}"
+
+
+def test_architecture_page_draws_the_code_graph():
+    """docs/architecture.md's layer block is the one the code draws: a new include, import
+    or src/ folder fails here until the page is redrawn."""
+    page = layers.DOC.read_text()
+    drawn, code = layers.current_block(page), layers.render_block()
+    assert drawn == code, (
+        "docs/architecture.md's layer diagram differs from the code's graph; run "
+        "`python3 scripts/architecture_layers.py --write` and review the diff"
+    )
+
+
+def test_every_src_folder_is_drawn_and_described():
+    folders = {p.name for p in (ROOT / "src").iterdir() if p.is_dir()}
+    assert folders == set(CPP_RANKS) == set(layers.CPP_LABELS), (
+        "every src/ folder needs a layer (CPP_RANKS) and a label (CPP_LABELS) in "
+        f"scripts/architecture_layers.py: folders {sorted(folders)}"
+    )
+    table = layers.DOC.read_text()
+    missing = [f for f in sorted(folders) if f"| `src/{f}/` |" not in table]
+    assert not missing, f"docs/architecture.md's folder table lacks {missing}"
+
+
+def test_a_new_include_or_folder_makes_the_page_stale(monkeypatch, tmp_path):
+    """The check can fail, and --write redraws only the block: on a copy of the page, an
+    include the page does not draw (sim -> vk) and a new folder make it stale."""
+    edges = layers.cpp_edges()
+    monkeypatch.setattr(layers, "cpp_edges", lambda: {**edges, "sim": edges["sim"] | {"vk"}})
+    monkeypatch.setitem(layers.CPP_RANKS, "extra", 2)
+    monkeypatch.setitem(layers.CPP_LABELS, "extra", "new")
+    page = tmp_path / "architecture.md"
+    original = layers.DOC.read_text()
+    page.write_text(original)
+    monkeypatch.setattr(layers, "DOC", page)
+    monkeypatch.setattr(layers, "ROOT", tmp_path)
+    monkeypatch.setattr("sys.argv", ["architecture_layers.py"])
+    assert layers.main() == 1 and page.read_text() == original  # the check writes nothing
+    monkeypatch.setattr("sys.argv", ["architecture_layers.py", "--write"])
+    assert layers.main() == 0
+    block = layers.current_block(page.read_text())
+    sim_line = next(line for line in block.splitlines() if " sim/ " in line)
+    assert "vk/" in sim_line and "extra/ " in block
+    assert page.read_text().replace(block, "") == original.replace(
+        layers.current_block(original), ""
+    )
+    assert layers.main() == 0  # now current
