@@ -4,27 +4,25 @@ themselves; no source file passes 400 lines."""
 
 from __future__ import annotations
 
-import ast
-import re
-from collections import defaultdict
+import importlib.util
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "architecture_layers.py"
 
-# Lower layers first: a folder may include only folders of a lower rank (and itself).
-CPP_RANKS = {
-    "core": 0,
-    "vk": 1,
-    "nav": 1,
-    "device": 2,
-    "assets": 2,
-    "diag": 3,
-    "sim": 3,
-    "render": 3,
-    "env": 4,
-    "bindings": 5,
-}
-INCLUDE = re.compile(r'^#include "(\w+)/', re.M)
+
+def load_layers():
+    """scripts/architecture_layers.py: the one reading of the graph, which draws the page."""
+    spec = importlib.util.spec_from_file_location("architecture_layers", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+layers = load_layers()
+CPP_RANKS = layers.CPP_RANKS
+cpp_edges = layers.cpp_edges
+python_imports = layers.python_imports
 
 # Python modules of python/batchsim and what each must never import (directly or not).
 PY_FORBIDDEN = {
@@ -40,14 +38,6 @@ LINE_LIMIT = 400
 CODE_SUFFIXES = {".py", ".cpp", ".hpp", ".h", ".glsl", ".sh"}
 
 
-def cpp_edges() -> dict[str, set[str]]:
-    edges = defaultdict(set)
-    for path in (ROOT / "src").rglob("*.[ch]pp"):
-        folder = path.relative_to(ROOT / "src").parts[0]
-        edges[folder] |= set(INCLUDE.findall(path.read_text())) - {folder}
-    return edges
-
-
 def test_cpp_folders_include_only_lower_layers():
     edges = cpp_edges()
     assert set(edges) <= set(CPP_RANKS), f"a src/ folder without a layer: {set(edges)}"
@@ -59,31 +49,6 @@ def test_cpp_folders_include_only_lower_layers():
     ]
     assert not back, f"#include arrows against the layers: {back}"
     assert "assets" in edges["env"] and "nav" in edges["assets"]  # the scan saw real edges
-
-
-def python_imports() -> dict[str, set[str]]:
-    """Top-level module of python/batchsim -> the batchsim modules it imports anywhere in it
-    (function-level imports included)."""
-    package = ROOT / "python" / "batchsim"
-    modules = {p.stem if p.is_file() else p.name for p in package.iterdir()}
-    edges = defaultdict(set)
-    for path in package.rglob("*.py"):
-        unit = path.relative_to(package).with_suffix("").parts[0]
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-                if node.module == "batchsim":
-                    names += [f"batchsim.{alias.name}" for alias in node.names]
-            elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            else:
-                continue
-            for name in names:
-                parts = name.split(".")
-                if parts[0] == "batchsim" and len(parts) > 1 and parts[1] in modules:
-                    edges[unit].add(parts[1])
-        edges[unit].discard(unit)
-    return edges
 
 
 def reachable(edges: dict[str, set[str]], start: str) -> set[str]:
@@ -116,3 +81,50 @@ def test_no_source_file_passes_the_line_limit():
                 if lines > LINE_LIMIT:
                     long.append(f"{path.relative_to(ROOT)} ({lines})")
     assert not long, f"over {LINE_LIMIT} lines: {long}"
+
+
+def test_architecture_page_draws_the_code_graph():
+    """docs/architecture.md's layer block is the one the code draws: a new include, import
+    or src/ folder fails here until the page is redrawn."""
+    page = layers.DOC.read_text()
+    drawn, code = layers.current_block(page), layers.render_block()
+    assert drawn == code, (
+        "docs/architecture.md's layer diagram differs from the code's graph; run "
+        "`python3 scripts/architecture_layers.py --write` and review the diff"
+    )
+
+
+def test_every_src_folder_is_drawn_and_described():
+    folders = {p.name for p in (ROOT / "src").iterdir() if p.is_dir()}
+    assert folders == set(CPP_RANKS) == set(layers.CPP_LABELS), (
+        "every src/ folder needs a layer (CPP_RANKS) and a label (CPP_LABELS) in "
+        f"scripts/architecture_layers.py: folders {sorted(folders)}"
+    )
+    table = layers.DOC.read_text()
+    missing = [f for f in sorted(folders) if f"| `src/{f}/` |" not in table]
+    assert not missing, f"docs/architecture.md's folder table lacks {missing}"
+
+
+def test_a_new_include_or_folder_makes_the_page_stale(monkeypatch, tmp_path):
+    """The check can fail, and --write redraws only the block: on a copy of the page, an
+    include the page does not draw (sim -> vk) and a new folder make it stale."""
+    edges = layers.cpp_edges()
+    monkeypatch.setattr(layers, "cpp_edges", lambda: {**edges, "sim": edges["sim"] | {"vk"}})
+    monkeypatch.setitem(layers.CPP_RANKS, "extra", 2)
+    monkeypatch.setitem(layers.CPP_LABELS, "extra", "new")
+    page = tmp_path / "architecture.md"
+    original = layers.DOC.read_text()
+    page.write_text(original)
+    monkeypatch.setattr(layers, "DOC", page)
+    monkeypatch.setattr(layers, "ROOT", tmp_path)
+    monkeypatch.setattr("sys.argv", ["architecture_layers.py"])
+    assert layers.main() == 1 and page.read_text() == original  # the check writes nothing
+    monkeypatch.setattr("sys.argv", ["architecture_layers.py", "--write"])
+    assert layers.main() == 0
+    block = layers.current_block(page.read_text())
+    sim_line = next(line for line in block.splitlines() if " sim/ " in line)
+    assert "vk/" in sim_line and "extra/ " in block
+    assert page.read_text().replace(block, "") == original.replace(
+        layers.current_block(original), ""
+    )
+    assert layers.main() == 0  # now current
