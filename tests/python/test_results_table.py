@@ -60,9 +60,11 @@ def headings(text: str) -> list[str]:
 
 
 def lookup(record: object, path: str) -> object:
-    """The value at a dotted key path: names, list indices, or `[key=value&...]`, the list
-    element whose fields print as given."""
+    """The value at a dotted key path: names, list indices, `[name]` for a name with dots,
+    or `[key=value&...]`, the list element whose fields print as given."""
     for part in re.findall(r"\[[^\]]*\]|[^.\[\]]+", path):
+        if part.startswith("[") and "=" not in part:
+            part = part[1:-1]
         if part.startswith("["):
             wanted = dict(pair.split("=", 1) for pair in part[1:-1].split("&"))
             matches = [e for e in record if all(str(e.get(k)) == v for k, v in wanted.items())]
