@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 # batchsim's worker threads run beside torch's OpenMP pool, whose threads busy-wait between
 # parallel regions by default and so take the cores the simulator needs. Waiting passively,
 # a CPU training ran 1.04-1.13x faster alone, and two at once each kept 0.53-0.56 of its
-# solo rate instead of 0.23-0.26 (2-core VM; benchmarks/RESULTS.md, "Two trainings on one
-# host"). Read when torch loads; a value the user set wins.
+# solo rate instead of 0.23-0.26 (measured on a 2-core VM, demo preset). Read when torch
+# loads; a value the user set wins.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from batchsim.errors import (

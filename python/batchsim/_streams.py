@@ -25,8 +25,7 @@ def consumer_stream(device: str, stream: int | None = None) -> int:
 def _current_raw_stream(torch, index: int) -> int:
     """The CUstream of torch's current stream on device ``index``. torch's own raw lookup
     (what its compiled code calls) takes ~1 us; ``current_stream()`` builds a Stream object,
-    ~40 us on an H100 host, once per step (benchmarks/RESULTS.md, the env with host
-    actions)."""
+    ~40 us on an H100 host, once per step."""
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if raw is not None:
         return int(raw(index))

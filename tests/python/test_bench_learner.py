@@ -1,5 +1,5 @@
 """benchmarks/bench_learner.py: every variant of the update runs and is reported (a tiny
-rollout on the CPU; the figures come from a GPU, benchmarks/RESULTS.md)."""
+rollout on the CPU; the figures that matter come from a GPU)."""
 
 import importlib.util
 import json

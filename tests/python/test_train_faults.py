@@ -6,8 +6,8 @@ SIGTERM stop after the current update with a checkpoint and the resume command; 
 signal ends the process at once.
 
 BATCHSIM_FAULT_KILLS sets how many SIGKILLs the kill test makes (default 12); it prints
-"fault injection: K kills made, S survived" (pytest -s shows it), the figure that
-benchmarks/RESULTS.md, "Reliability", records."""
+"fault injection: K kills made, S survived" (pytest -s shows it); docs/train.md,
+"Fault injection", describes the test."""
 
 from __future__ import annotations
 

@@ -3,13 +3,12 @@
 `act` is the one definition. On CUDA, `GraphedAct` captures it once per fixed set of
 environments (a pipelined half) as a CUDA graph and replays it: the SE-ResNet9 + LSTM
 forward pass is a few hundred small kernels, and at N = 4,096 on an H100 a rollout step cost
-the same ~6 ms at 1,024 environments as at 4,096, i.e. it was bound by launching them
-(benchmarks/RESULTS.md, "the recipe's batch size"). A replay reads the policy's parameters
+the same ~6 ms at 1,024 environments as at 4,096, i.e. it was bound by launching them.
+A replay reads the policy's parameters
 where they live, so the optimizer's in-place steps reach it, and its sampling draws from the
 default CUDA generator as the eager call does; the capture runs under a forked random state
 so that it draws nothing. On by default (`TrainConfig.cuda_graphs`): inference per update
-0.143 s against 0.405 s eager on an H100, 1.55x the frames per second end to end
-(benchmarks/RESULTS.md, "rollout inference as CUDA graphs").
+0.143 s against 0.405 s eager on an H100, 1.55x the frames per second end to end.
 """
 
 from __future__ import annotations
