@@ -54,17 +54,18 @@ def test_a_few_updates_run_and_change_the_policy(split, cpca):
 
 
 def test_config_presets_files_and_overrides(tmp_path):
-    config = make_config("pointnav-depth", overrides=["num_envs=2048", "sensors=depth,rgb"])
+    config = make_config("pointnav-depth", overrides=["sim.num_envs=2048", "render.rgb=on"])
     assert config.num_envs == 2048 and config.sensors == ("depth", "rgb")
     assert config.encoder == "se_resnet9" and config.rnn_layers == 2
     assert config.frames_per_update == 2048 * 32
     for gpu_preset in ("pointnav-depth", "pointnav-rgb"):  # the recipe: N, slots, rotation
         config = make_config(gpu_preset)
-        assert (config.num_envs, config.scenes_resident, config.steps_per_scene) == (4096, 16, 600)
+        sim = config.sim
+        assert (sim.num_envs, sim.scenes_resident, sim.steps_per_scene) == (4096, 16, 600)
         assert config.cpca_steps == 16 and config.cuda_graphs
     assert make_config("demo").cpca_steps == 0  # the CPU preset stays plain PPO
     file = tmp_path / "c.json"
-    file.write_text('{"rollout_steps": 16, "sensors": ["rgb"]}')
+    file.write_text('{"rollout_steps": 16, "render": {"depth": false, "rgb": true}}')
     config = make_config("demo", file=file)
     assert config.rollout_steps == 16 and config.sensors == ("rgb",)
     with pytest.raises(ValueError, match="preset: expected one of"):

@@ -77,7 +77,8 @@ def _train(args: argparse.Namespace) -> int:
         print(f"batchsim train: error: {error}", file=sys.stderr)
         return 2
     if processes > 1:
-        return launch.start_ranks(["train", *command_words(args)], processes, config.num_threads)
+        words = ["train", *command_words(args)]
+        return launch.start_ranks(words, processes, config.explicit_threads)
     trainer = train(
         config,
         show_progress=not args.quiet,
