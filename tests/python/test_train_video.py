@@ -174,7 +174,13 @@ def write_demo_checkpoint(run, *overrides: str):
     from batchsim.train.models import Policy
     from batchsim.train.presets import make_config
 
-    overrides = ["hidden_size=16", "max_episode_steps=4", "resolution=16", *overrides]
+    overrides = [
+        "hidden_size=16",
+        "sim.task.max_episode_steps=4",
+        "render.width=16",
+        "render.height=16",
+        *overrides,
+    ]
     config = make_config("demo", overrides=overrides)
     policy = Policy("simple_cnn", 1, hidden=16, layers=1, rnn="gru")
     state = {"config": dataclasses.asdict(config), "policy": policy.state_dict(), "updates": 0}

@@ -103,6 +103,11 @@ def key_changes(key: str, value, origin: str, text: bool) -> list[tuple[str, obj
     if key in NAMES and key not in PART_NAMES:
         parse = parse_text if text else from_json
         return [(key, parse(TrainConfig, key, value))]
+    if key in PART_NAMES or (key.startswith("sim.task") and key.count(".") == 1):
+        raise InvalidArgumentError(
+            f"{key}: expected an object of its fields in a file, or a dotted path to one in "
+            f"an override ({key}.FIELD=VALUE), got {value!r}"
+        )
     if sim_parts.leaf_kind(key) is not None:
         parse = sim_parts.leaf_from_text if text else sim_parts.leaf_from_json
         return [(key, parse(key, value))]

@@ -131,7 +131,10 @@ def _fits(kind: type | None, value) -> bool:
     if kind is bool or isinstance(value, bool):
         return kind is bool and isinstance(value, bool)
     if kind is float:
-        return isinstance(value, numbers.Real) and math.isfinite(value)
+        try:
+            return isinstance(value, numbers.Real) and math.isfinite(value)
+        except OverflowError:  # an integer beyond float's range (a JSON file can hold one)
+            return False
     return kind is not None and isinstance(value, kind)
 
 
