@@ -65,7 +65,9 @@ class TrainConfig:
     sensor_noise: SensorNoise = field(default_factory=SensorNoise)
     """Randomisation of the training views (batchsim.SensorNoise; evaluation stays noiseless)."""
     device: str | None = checked(None, matching(r"cpu|cuda(:\d+)?", "'cpu', 'cuda' or 'cuda:N'"))
-    """"cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU)."""
+    """"cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU): the trainer's
+    own, where the policy, rollouts and learner live and the process count comes from; its
+    simulators are handed it, to export their views there."""
     curriculum_start_m: float | None = checked(None, at_least(0, note="0: off"))
     """Curriculum over geodesic distance: train first on episodes of at most this many metres,
     where successes by chance come early, a limit that grows geometrically to the split's
