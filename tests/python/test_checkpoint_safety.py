@@ -38,13 +38,14 @@ def tiny_config(split, log_dir, *extra):
     overrides = {
         "dataset": split,
         "val_dataset": split,
-        "num_envs": 4,
-        "resolution": 16,
+        "sim.num_envs": 4,
+        "render.width": 16,
+        "render.height": 16,
         "rollout_steps": 8,
         "hidden_size": 32,
         "total_frames": 64,
         "device": "cpu",
-        "num_threads": 1,
+        "sim.num_threads": 1,
         "log_dir": log_dir,
         "snapshot_every_s": 1000,
     }
