@@ -21,7 +21,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "train",
         help="train a PointNav policy with large-batch PPO",
         description="Large-batch PPO on batchsim environments. A preset, then --config "
-        "(JSON), then KEY=VALUE overrides of TrainConfig fields.",
+        "(JSON), then KEY=VALUE overrides of TrainConfig fields, or of its simulator settings by "
+        "dotted path (sim.num_envs=256, sim.task.forward_noise=0.02, render.rgb=true).",
     )
     cmd.add_argument("--preset", default="pointnav-depth", choices=sorted(PRESETS))
     cmd.add_argument("--config", help="a JSON file of TrainConfig fields")
