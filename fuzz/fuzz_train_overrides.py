@@ -19,7 +19,8 @@ import tempfile
 
 import atheris
 
-with atheris.instrument_imports(include=["batchsim.train.presets", "batchsim.train.fields"]):
+TRAIN_CONFIG = ["batchsim.train.presets", "batchsim.train.fields", "batchsim.train.sim_parts"]
+with atheris.instrument_imports(include=TRAIN_CONFIG):
     from batchsim.errors import Error
     from batchsim.train.fields import check_fields
     from batchsim.train.presets import PRESETS, make_config

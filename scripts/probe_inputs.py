@@ -72,8 +72,8 @@ def fixture_commands(root: Path) -> list[list[str]]:
     data, split = root / "data", root / "data" / "pointnav" / "train"
     procgen = "--num-scenes 3 --triangle-budget 10000 --episodes-per-scene 20 --max-geodesic 5"
     train = (
-        "num_envs=2 resolution=16 rollout_steps=16 hidden_size=32 total_frames=64 device=cpu "
-        "num_threads=1 eval_every=0 cpca_steps=0"
+        "sim.num_envs=2 render.width=16 render.height=16 rollout_steps=16 hidden_size=32 "
+        "total_frames=64 device=cpu sim.num_threads=1 eval_every=0 cpca_steps=0"
     )
     return [
         [*batchsim, "procgen", "--out", str(data), *procgen.split()],

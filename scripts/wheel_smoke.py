@@ -36,14 +36,15 @@ RUN_NOTEBOOK = (
 )
 # One update of the demo preset, shrunk: 4 envs x 8 steps = 32 frames.
 TINY_TRAIN = [
-    "num_envs=4",
-    "resolution=16",
+    "sim.num_envs=4",
+    "render.width=16",
+    "render.height=16",
     "rollout_steps=8",
     "hidden_size=32",
     "total_frames=32",
     "device=cpu",
-    "num_threads=1",
-    "max_episode_steps=30",
+    "sim.num_threads=1",
+    "sim.task.max_episode_steps=30",
     "eval_envs=4",
 ]
 # A 6 m x 6 m floor with a 1 m box on it: enough for Assimp to read and Recast to bake.

@@ -270,8 +270,8 @@ def test_bench_train_records_frames_per_second_and_its_breakdown(procgen_dataset
     split = folder / "pointnav" / "train"
     args = [
         "--preset", "demo", "--warmup", "1", "--updates", "2", "--out", tmp_path / "train.json",
-        f"dataset={split}", "num_envs=4", "resolution=16", "rollout_steps=4",
-        "hidden_size=32", "device=cpu", "num_threads=1",
+        f"dataset={split}", "sim.num_envs=4", "render.width=16", "render.height=16",
+        "rollout_steps=4", "hidden_size=32", "device=cpu", "sim.num_threads=1",
     ]  # fmt: skip
     result = batchsim("bench", "train", *args)
     assert result.returncode == 0, result.stderr
@@ -290,8 +290,8 @@ def test_profile_train_writes_both_phases_tables(procgen_dataset, tmp_path):
     out = tmp_path / "profile.txt"
     args = [
         "--preset", "demo", "--warmup", "1", "--out", out,
-        f"dataset={folder / 'pointnav' / 'train'}", "num_envs=4", "resolution=16",
-        "rollout_steps=4", "hidden_size=32", "device=cpu", "num_threads=1",
+        f"dataset={folder / 'pointnav' / 'train'}", "sim.num_envs=4", "render.width=16",
+        "render.height=16", "rollout_steps=4", "hidden_size=32", "device=cpu", "sim.num_threads=1",
     ]  # fmt: skip
     script = REPO / "benchmarks" / "profile_train.py"
     result = subprocess.run(

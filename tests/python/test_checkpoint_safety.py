@@ -38,13 +38,14 @@ def tiny_config(split, log_dir, *extra):
     overrides = {
         "dataset": split,
         "val_dataset": split,
-        "num_envs": 4,
-        "resolution": 16,
+        "sim.num_envs": 4,
+        "render.width": 16,
+        "render.height": 16,
         "rollout_steps": 8,
         "hidden_size": 32,
         "total_frames": 64,
         "device": "cpu",
-        "num_threads": 1,
+        "sim.num_threads": 1,
         "log_dir": log_dir,
         "snapshot_every_s": 1000,
     }
@@ -126,7 +127,7 @@ def test_a_checkpoint_that_would_run_code_is_refused(run_dir, tmp_path):
 
 def test_our_checkpoints_snapshots_and_older_formats_load(run_dir, tmp_path):
     state = read_checkpoint(run_dir)
-    assert state["updates"] == 2 and state["config"]["num_envs"] == 4
+    assert state["updates"] == 2 and state["config"]["sim"]["num_envs"] == 4
     assert isinstance(state["config"]["log_dir"], str)  # config_state: paths as strings
     snapshots = list_snapshots(run_dir)
     assert len(snapshots) == 2
@@ -188,11 +189,11 @@ def test_resume_needs_a_checkpoint_unless_asked_to_start(split, run_dir, tmp_pat
 def test_resume_with_other_settings_names_each_change(split, run_dir, tmp_path):
     log_dir = tmp_path / "run"
     shutil.copytree(run_dir, log_dir)
-    same = tiny_config(split, log_dir, "eval_every=5", "num_threads=2")  # neutral fields
+    same = tiny_config(split, log_dir, "eval_every=5", "sim.num_threads=2")  # neutral fields
     with warnings.catch_warnings():
         warnings.simplefilter("error", ResumeChangeWarning)
         train(same, show_progress=False, resume=True).close()
-    other = tiny_config(split, log_dir, "num_envs=8", "seed=5", "eval_every=5")
+    other = tiny_config(split, log_dir, "sim.num_envs=8", "sim.seed=5", "eval_every=5")
     with pytest.warns(ResumeChangeWarning) as caught:
         train(other, show_progress=False, resume=True).close()
     message = str(caught[0].message)

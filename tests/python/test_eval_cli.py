@@ -25,8 +25,14 @@ def run_dir(procgen_dataset, tmp_path_factory):
     """A tiny run: its config (16 px views, 30-step episodes) keeps the baselines quick."""
     root, _ = procgen_dataset
     log_dir = tmp_path_factory.mktemp("run")
-    tiny = ["num_envs=4", "resolution=16", "rollout_steps=8", "hidden_size=16"]
-    tiny += ["total_frames=32", "device=cpu", "num_threads=1", "max_episode_steps=30"]
+    tiny = [
+        "sim.num_envs=4",
+        "render.width=16",
+        "render.height=16",
+        "rollout_steps=8",
+        "hidden_size=16",
+    ]
+    tiny += ["total_frames=32", "device=cpu", "sim.num_threads=1", "sim.task.max_episode_steps=30"]
     dataset = root / "pointnav" / "train"
     args = ["train", "--preset", "demo", "--quiet", f"dataset={dataset}", f"log_dir={log_dir}"]
     assert main([*args, *tiny]) == 0

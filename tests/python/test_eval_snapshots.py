@@ -33,8 +33,18 @@ def run_dir(procgen_dataset, tmp_path_factory):
     STOP, so each episode ends where it began."""
     root, _ = procgen_dataset
     log_dir = tmp_path_factory.mktemp("run")
-    overrides = ["resolution=16", "hidden_size=16", "max_episode_steps=30", "device=cpu"]
-    overrides += [f"log_dir={log_dir}", "num_threads=1", f"val_dataset={root / 'pointnav' / 'val'}"]
+    overrides = [
+        "render.width=16",
+        "render.height=16",
+        "hidden_size=16",
+        "sim.task.max_episode_steps=30",
+        "device=cpu",
+    ]
+    overrides += [
+        f"log_dir={log_dir}",
+        "sim.num_threads=1",
+        f"val_dataset={root / 'pointnav' / 'val'}",
+    ]
     config = make_config("demo", overrides=overrides)
     torch.manual_seed(3)
     policy = Policy(

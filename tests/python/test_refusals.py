@@ -14,7 +14,8 @@ import pytest
 import batchsim
 from batchsim import _core
 from batchsim.cli import main
-from batchsim.train.checkpoint import check_compatible, write_checkpoint
+from batchsim.options import RenderOptions
+from batchsim.train.checkpoint import check_compatible, config_state, write_checkpoint
 from batchsim.train.config import TrainConfig
 
 SPLIT = "pointnav/train"
@@ -93,24 +94,27 @@ def test_eval_refuses_more_environments_than_episodes(split, capsys):
 
 
 def test_a_checkpoint_for_other_inputs_or_network_is_refused():
-    saved = TrainConfig(sensors=("depth",), resolution=64, hidden_size=512)
-    wanted = dataclasses.replace(saved, sensors=("rgb",), resolution=128, hidden_size=256)
+    saved = TrainConfig(render=RenderOptions(depth=True, rgb=False), hidden_size=512)
+    other = RenderOptions(depth=False, rgb=True, width=128, height=128)
+    wanted = dataclasses.replace(saved, render=other, hidden_size=256)
     with pytest.raises(batchsim.InvalidArgumentError) as info:
         check_compatible(saved, wanted, "checkpoint run/checkpoint.pt")
     message = str(info.value)
     assert message.startswith("checkpoint run/checkpoint.pt does not fit this configuration")
-    assert "sensors: checkpoint has ('depth',), this run asks for ('rgb',)" in message
-    assert "resolution: checkpoint has 64, this run asks for 128" in message
+    assert "render.depth: checkpoint has True, this run asks for False" in message
+    assert "render.rgb: checkpoint has False, this run asks for True" in message
+    assert "render.width: checkpoint has 64, this run asks for 128" in message
     assert "hidden_size: checkpoint has 512, this run asks for 256" in message
-    check_compatible(saved, dataclasses.replace(saved, num_envs=8, total_frames=1))
+    more_envs = saved.sim.replace(num_envs=8)
+    check_compatible(saved, dataclasses.replace(saved, sim=more_envs, total_frames=1))
 
 
 def test_resuming_with_another_sensor_is_refused_before_training(tmp_path, split):
     from batchsim.train.run import train
 
-    saved = TrainConfig(dataset=str(split), sensors=("depth",), log_dir=str(tmp_path))
-    state = {"config": dataclasses.asdict(saved), "policy": {}, "updates": 0}
+    saved = TrainConfig(dataset=str(split), log_dir=str(tmp_path))
+    state = {"config": config_state(saved), "policy": {}, "updates": 0}
     write_checkpoint(state, tmp_path / "checkpoint.pt")
-    wanted = dataclasses.replace(saved, sensors=("rgb",))
-    with pytest.raises(batchsim.InvalidArgumentError, match="sensors: checkpoint has"):
+    wanted = dataclasses.replace(saved, render=RenderOptions(depth=False, rgb=True))
+    with pytest.raises(batchsim.InvalidArgumentError, match=r"render\.depth: checkpoint has"):
         train(wanted, show_progress=False, resume=True)

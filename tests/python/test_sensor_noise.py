@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 import torch
 
@@ -14,6 +13,7 @@ import batchsim
 from batchsim.sensor_noise import SensorNoise
 from batchsim.sensor_randomizer import SensorRandomizer, depth_edges
 from batchsim.train.config import TrainConfig
+from batchsim.train.presets import make_config
 
 N = 6
 
@@ -122,16 +122,21 @@ def test_off_means_the_views_untouched(dataset, context):
 def test_bad_noise_is_refused(fields):
     with pytest.raises(batchsim.InvalidArgumentError, match="SensorNoise"):
         SensorNoise(**fields)
-    # TrainConfig's own rule (finite, >= 0) or SensorNoise's limits: either names the field.
-    with pytest.raises(batchsim.InvalidArgumentError, match=next(iter(fields))):
-        TrainConfig(**fields).validate()
+    # Through the trainer: SensorNoise's own limits, named with the override's path.
+    name, value = next(iter(fields.items()))
+    with pytest.raises(batchsim.InvalidArgumentError, match=f"sensor_noise.*{name}"):
+        make_config("demo", None, [f"sensor_noise.{name}={value}"])
 
 
 def test_train_config_builds_the_training_noise():
-    config = TrainConfig(forward_noise=0.03, turn_noise=1.5, depth_noise=0.01, rgb_jitter=0.2)
-    task = config.training_task()
+    overrides = ["sim.task.forward_noise=0.03", "sim.task.turn_noise=1.5"]
+    overrides += ["sensor_noise.depth_noise=0.01", "sensor_noise.rgb_jitter=0.2"]
+    config = make_config("demo", None, overrides)
+    task = config.sim.task
     assert (task.forward_noise, task.turn_noise) == pytest.approx((0.03, 1.5))  # float32
-    assert task.max_episode_steps == 500
-    assert config.sensor_noise() == SensorNoise(depth_noise=0.01, rgb_jitter=0.2)
-    assert not TrainConfig().sensor_noise().active
-    np.testing.assert_equal(TrainConfig().training_task().forward_noise, 0.0)
+    assert task.max_episode_steps == 150  # the demo preset's
+    assert config.sensor_noise == SensorNoise(depth_noise=0.01, rgb_jitter=0.2)
+    assert not TrainConfig().sensor_noise.active
+    evaluated = config.eval_task()  # evaluation stays noiseless, the rest of the task kept
+    assert (evaluated.forward_noise, evaluated.turn_noise) == (0.0, 0.0)
+    assert evaluated.max_episode_steps == 150

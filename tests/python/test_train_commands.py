@@ -22,14 +22,15 @@ from batchsim.train.checkpoint import read_checkpoint  # noqa: E402
 from batchsim.train.snapshots import list_snapshots, read_counters  # noqa: E402
 
 TINY = [
-    "num_envs=4",
-    "resolution=16",
+    "sim.num_envs=4",
+    "render.width=16",
+    "render.height=16",
     "rollout_steps=8",
     "hidden_size=32",
     "total_frames=64",
     "device=cpu",
-    "num_threads=1",
-    "max_episode_steps=30",
+    "sim.num_threads=1",
+    "sim.task.max_episode_steps=30",
     "eval_envs=4",
 ]
 

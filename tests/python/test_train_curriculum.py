@@ -23,8 +23,14 @@ def split(procgen_dataset):
 
 
 def tiny(split, *extra):
-    overrides = [f"dataset={split}", "num_envs=4", "resolution=16", "rollout_steps=8"]
-    overrides += ["hidden_size=32", "total_frames=96", "device=cpu", "num_threads=1", *extra]
+    overrides = [
+        f"dataset={split}",
+        "sim.num_envs=4",
+        "render.width=16",
+        "render.height=16",
+        "rollout_steps=8",
+    ]
+    overrides += ["hidden_size=32", "total_frames=96", "device=cpu", "sim.num_threads=1", *extra]
     return make_config("demo", overrides=overrides)
 
 

@@ -87,10 +87,11 @@ def test_the_eval_simulator_keeps_enough_slots_and_needs_fewer_steps(three_scene
             "demo",
             overrides=[
                 "device=cpu",
-                "resolution=16",
-                "max_episode_steps=20",
-                "num_threads=1",
-                f"scenes_resident={slots}",
+                "render.width=16",
+                "render.height=16",
+                "sim.task.max_episode_steps=20",
+                "sim.num_threads=1",
+                f"sim.scenes_resident={slots}",
             ],
         )
         sim = eval_simulator(config, str(three_scene_split), envs)

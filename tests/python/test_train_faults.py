@@ -62,13 +62,14 @@ def split(procgen_dataset):
 def overrides(split, log_dir, updates: int) -> list[str]:
     tiny = {
         "dataset": split,
-        "num_envs": 4,
-        "resolution": 16,
+        "sim.num_envs": 4,
+        "render.width": 16,
+        "render.height": 16,
         "rollout_steps": 8,
         "hidden_size": 32,
         "total_frames": FRAMES_PER_UPDATE * updates,
         "device": "cpu",
-        "num_threads": 1,
+        "sim.num_threads": 1,
         "log_dir": log_dir,
         "entropy_coef": 0.05,
         "checkpoint_every": 1,

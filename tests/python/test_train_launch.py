@@ -25,8 +25,9 @@ from batchsim.train.presets import make_config  # noqa: E402
 from batchsim.train.schedule import lr_factor, scaled_lr  # noqa: E402
 
 TINY = [
-    "num_envs=4",
-    "resolution=16",
+    "sim.num_envs=4",
+    "render.width=16",
+    "render.height=16",
     "rollout_steps=8",
     "hidden_size=32",
     "device=cpu",

@@ -24,13 +24,14 @@ NOT_EXACT = (*TIMINGS, "scene_loads")
 def tiny_config(split, log_dir, **extra):
     overrides = {
         "dataset": split,
-        "num_envs": 4,
-        "resolution": 16,
+        "sim.num_envs": 4,
+        "render.width": 16,
+        "render.height": 16,
         "rollout_steps": 8,
         "hidden_size": 32,
         "total_frames": 64,
         "device": "cpu",
-        "num_threads": 1,
+        "sim.num_threads": 1,
         "log_dir": log_dir,
         "entropy_coef": 0.05,
         "warmup_frames": 5 * 32,  # the demo preset's 5 updates, at these 32 frames each

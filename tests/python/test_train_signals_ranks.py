@@ -27,13 +27,14 @@ from batchsim.train.signals import PHASE_PREFIX, PHASES_VARIABLE  # noqa: E402
 UPDATES = 6
 FRAMES_PER_UPDATE = 64  # 2 ranks x num_envs 4 x rollout_steps 8
 TINY = [
-    "num_envs=4",
-    "resolution=16",
+    "sim.num_envs=4",
+    "render.width=16",
+    "render.height=16",
     "rollout_steps=8",
     "hidden_size=32",
     f"total_frames={FRAMES_PER_UPDATE * UPDATES}",
     "device=cpu",
-    "num_threads=1",
+    "sim.num_threads=1",
     "checkpoint_every=0",  # the stop's checkpoint is the only one
 ]
 

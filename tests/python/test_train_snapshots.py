@@ -26,14 +26,15 @@ FRAMES_PER_UPDATE = 4 * 8
 def tiny_config(split, log_dir, **extra):
     overrides = {
         "dataset": split,
-        "num_envs": 4,
-        "resolution": 16,
+        "sim.num_envs": 4,
+        "render.width": 16,
+        "render.height": 16,
         "rollout_steps": 8,
         "hidden_size": 16,
         "total_frames": 64,
         "device": "cpu",
-        "num_threads": 1,
-        "max_episode_steps": 30,
+        "sim.num_threads": 1,
+        "sim.task.max_episode_steps": 30,
         "log_dir": log_dir,
         **extra,
     }

@@ -168,16 +168,20 @@ def test_bad_input_is_a_clear_message(val, tmp_path, capsys, argv, message):
 
 def write_demo_checkpoint(run, *overrides: str):
     """A checkpoint of an untrained small policy in run/, its config the demo preset's."""
-    import dataclasses
-
-    from batchsim.train.checkpoint import write_checkpoint
+    from batchsim.train.checkpoint import config_state, write_checkpoint
     from batchsim.train.models import Policy
     from batchsim.train.presets import make_config
 
-    overrides = ["hidden_size=16", "max_episode_steps=4", "resolution=16", *overrides]
+    overrides = [
+        "hidden_size=16",
+        "sim.task.max_episode_steps=4",
+        "render.width=16",
+        "render.height=16",
+        *overrides,
+    ]
     config = make_config("demo", overrides=overrides)
     policy = Policy("simple_cnn", 1, hidden=16, layers=1, rnn="gru")
-    state = {"config": dataclasses.asdict(config), "policy": policy.state_dict(), "updates": 0}
+    state = {"config": config_state(config), "policy": policy.state_dict(), "updates": 0}
     write_checkpoint(state, run / "checkpoint.pt")
 
 

@@ -141,7 +141,7 @@ def test_video_refuses_a_resolution_the_policy_never_saw(procgen_dataset, tmp_pa
     argv = ["video", "--checkpoint", str(tmp_path / "run"), "--out", str(out), "--device", "cpu"]
     assert main([*argv, "--resolution", "64", "--episodes", "1"]) == 2
     error = capsys.readouterr().err
-    assert "resolution: checkpoint has 16, this run asks for 64" in error
+    assert "render.width: checkpoint has 16, this run asks for 64" in error
     assert not out.exists()
     # Agents that ignore the policy may look at any resolution.
     assert main([*argv, "--resolution", "64", "--episodes", "1", "--agent", "forward"]) == 0

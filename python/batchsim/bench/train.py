@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     processes = launch.processes_for(config.num_gpus, config.device)
     if processes > 1:
         words = argv if argv is not None else sys.argv[1:]
-        return launch.start_ranks(["bench", "train", *words], processes, config.num_threads)
+        return launch.start_ranks(["bench", "train", *words], processes, config.explicit_threads)
     # One update more than run: with overlap_update the step before the last update collects
     # no rollout, and every timed step should.
     updates_planned = total + 1

@@ -21,7 +21,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "train",
         help="train a PointNav policy with large-batch PPO",
         description="Large-batch PPO on batchsim environments. A preset, then --config "
-        "(JSON), then KEY=VALUE overrides of TrainConfig fields.",
+        "(JSON), then KEY=VALUE overrides of TrainConfig fields, or of its simulator settings by "
+        "dotted path (sim.num_envs=256, sim.task.forward_noise=0.02, render.rgb=true).",
     )
     cmd.add_argument("--preset", default="pointnav-depth", choices=sorted(PRESETS))
     cmd.add_argument("--config", help="a JSON file of TrainConfig fields")
@@ -77,7 +78,8 @@ def _train(args: argparse.Namespace) -> int:
         print(f"batchsim train: error: {error}", file=sys.stderr)
         return 2
     if processes > 1:
-        return launch.start_ranks(["train", *command_words(args)], processes, config.num_threads)
+        words = ["train", *command_words(args)]
+        return launch.start_ranks(words, processes, config.explicit_threads)
     trainer = train(
         config,
         show_progress=not args.quiet,

@@ -63,8 +63,8 @@ def _record_video(args: argparse.Namespace) -> int:
     sim = video_simulator(
         load_pointnav(split, scenes_dir=scenes_dir),
         sensors=config.sensors if config else ("depth", "rgb"),
-        resolution=args.resolution or (config.resolution if config else 64),
-        max_episode_steps=args.max_episode_steps or (config.max_episode_steps if config else 500),
+        resolution=args.resolution or (_views(config) if config else 64),
+        max_episode_steps=args.max_episode_steps or (_episode_limit(config) if config else 500),
         device=args.device,
         seed=args.seed,
     )
@@ -81,6 +81,15 @@ def _record_video(args: argparse.Namespace) -> int:
     return 0
 
 
+def _views(config) -> tuple[int, int]:
+    """(height, width) of the views the checkpoint's policy was trained on."""
+    return config.render.height, config.render.width
+
+
+def _episode_limit(config) -> int:
+    return config.sim.task.max_episode_steps
+
+
 def _check_policy_fits(args: argparse.Namespace, config) -> None:
     """The check --resume makes: a policy sees the inputs it was trained on or none (a
     checkpoint trained at 32 px would act on 64 px views it never saw)."""
@@ -88,7 +97,8 @@ def _check_policy_fits(args: argparse.Namespace, config) -> None:
 
     if config is None or (args.agent or "policy") != "policy" or args.resolution is None:
         return
-    wanted = dataclasses.replace(config, resolution=args.resolution)
+    size = args.resolution
+    wanted = dataclasses.replace(config, render=config.render.replace(width=size, height=size))
     check_compatible(config, wanted, f"checkpoint {args.checkpoint}")
 
 

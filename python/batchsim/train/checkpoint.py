@@ -27,15 +27,19 @@ from batchsim.errors import (
     InvalidArgumentError,
     MissingFileError,
 )
+from batchsim.train import sim_parts
 from batchsim.train.config import TrainConfig
 from batchsim.train.models import build_policy
+from batchsim.train.presets import config_from_state
 
 CHECKPOINT = "checkpoint.pt"
 # TrainConfig fields that fix the policy's shape or what it sees: a checkpoint trained with
 # other values would not load (shape mismatch) or would load and see the wrong inputs.
 POLICY_FIELDS = (
-    "sensors",
-    "resolution",
+    "render.depth",
+    "render.rgb",
+    "render.width",
+    "render.height",
     "encoder",
     "hidden_size",
     "rnn",
@@ -60,7 +64,8 @@ RESUME_NEUTRAL_FIELDS = (
     "real_buildings",
     "real_episodes",
     "snapshot_every_s",
-    "num_threads",
+    "sim.num_threads",
+    "auto_threads",
     "num_gpus",
     "extra",
 )
@@ -85,9 +90,26 @@ class ResumeChangeWarning(UserWarning):
 
 
 def config_state(config: TrainConfig) -> dict:
-    """The config as a checkpoint stores it: its fields, paths as strings."""
-    state = dataclasses.asdict(config)
-    return {k: os.fspath(v) if isinstance(v, os.PathLike) else v for k, v in state.items()}
+    """The config as a checkpoint stores it: its fields, paths as strings, its simulator
+    parts as nested mappings of plain values (weights-only loading reads nothing else)."""
+    state = {}
+    for f in dataclasses.fields(TrainConfig):
+        value = getattr(config, f.name)
+        if f.name in sim_parts.PARTS:
+            value = sim_parts.plain(value)
+        state[f.name] = os.fspath(value) if isinstance(value, os.PathLike) else value
+    return state
+
+
+def settings(config: TrainConfig) -> dict[str, object]:
+    """{name: value} of every setting: TrainConfig's own fields and its parts' leaves by
+    their dotted paths (sim.task.forward_noise)."""
+    found: dict[str, object] = {}
+    for f in dataclasses.fields(TrainConfig):
+        value = getattr(config, f.name)
+        is_part = f.name in sim_parts.PARTS
+        found |= sim_parts.leaves(f.name, value) if is_part else {f.name: value}
+    return found
 
 
 def write_checkpoint(state: dict, path: str | os.PathLike) -> None:
@@ -158,30 +180,28 @@ def resume_changes(saved: TrainConfig, wanted: TrainConfig) -> list[str]:
     """ "field: checkpoint X, now Y" for every field outside POLICY_FIELDS, HEAD_FIELDS
     (check_compatible refuses those) and RESUME_NEUTRAL_FIELDS that differs."""
     skipped = {*POLICY_FIELDS, *HEAD_FIELDS, *RESUME_NEUTRAL_FIELDS}
+    before, now = settings(saved), settings(wanted)
     return [
-        f"{f.name}: checkpoint {getattr(saved, f.name)!r}, now {getattr(wanted, f.name)!r}"
-        for f in dataclasses.fields(TrainConfig)
-        if f.name not in skipped
-        and _normalised(getattr(saved, f.name)) != _normalised(getattr(wanted, f.name))
+        f"{name}: checkpoint {before[name]!r}, now {now[name]!r}"
+        for name in before
+        if name not in skipped and _normalised(before[name]) != _normalised(now[name])
     ]
 
 
 def config_of(state: dict) -> TrainConfig:
-    fields = {f.name for f in dataclasses.fields(TrainConfig)}
-    config = TrainConfig(**{k: v for k, v in state["config"].items() if k in fields})
-    config.sensors = tuple(config.sensors)
-    return config
+    """The TrainConfig of a checkpoint's state, in this version's shape or a flat older one."""
+    return config_from_state(state["config"])
 
 
 def check_compatible(saved: TrainConfig, wanted: TrainConfig, origin: str = "checkpoint") -> None:
     """InvalidArgumentError (a ValueError) naming every POLICY_FIELDS value where the
     checkpoint's config (`saved`) and this run's (`wanted`) differ, and every HEAD_FIELDS
     head that one has and the other not, before any weights load."""
+    before, now = settings(saved), settings(wanted)
     differ = [
-        f"{name}: checkpoint has {getattr(saved, name)!r}, this run asks for "
-        f"{getattr(wanted, name)!r}"
+        f"{name}: checkpoint has {before[name]!r}, this run asks for {now[name]!r}"
         for name in POLICY_FIELDS
-        if _normalised(getattr(saved, name)) != _normalised(getattr(wanted, name))
+        if _normalised(before[name]) != _normalised(now[name])
     ]
     differ += [
         f"{name}: checkpoint has {getattr(saved, name)!r} ({_head(saved, name)}), this run "

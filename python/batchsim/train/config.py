@@ -1,15 +1,24 @@
 """The trainer's configuration: one dataclass with a docstring per field, and its checks.
-Each field declares what it takes once, beside it (batchsim.train.fields: the type from the
-annotation, the range or choices from its rule); validate() checks every field that way,
-then what relates fields. Named presets and overrides from files and the command line:
-batchsim.train.presets."""
+The simulator's settings are its own value types, composed (sim: SimConfig with its task,
+render: RenderOptions, sensor_noise: SensorNoise; batchsim.train.sim_parts): their defaults
+and each field's own checks live with those types. Each trainer field declares what it takes
+once, beside it (batchsim.train.fields: the type from the annotation, the range or choices
+from its rule); validate() checks every field that way, then what relates fields. Named
+presets and overrides from files and the command line: batchsim.train.presets."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from batchsim.errors import InvalidArgumentError
-from batchsim.options import MAX_RESOLUTION, SENSORS
+from batchsim.options import (
+    RenderOptions,
+    SimConfig,
+    check_resolution,
+    check_sensors,
+    sensors_of,
+)
+from batchsim.sensor_noise import SensorNoise
 from batchsim.train.curriculum import check_curriculum
 from batchsim.train.fields import (
     INT32_MAX,
@@ -20,9 +29,16 @@ from batchsim.train.fields import (
     matching,
     one_of,
     path,
-    some_of,
     within,
 )
+
+SEED_MAX = 2**32 - 1  # segment seeds multiply the seed into the simulator's 64 bits
+
+
+def _training_sim() -> SimConfig:
+    """SimConfig's defaults but for the batch: 1,024 environments keep a GPU busy, and 4
+    scenes per half give a rollout variety (SimConfig's 1 and 1 suit one environment)."""
+    return SimConfig(num_envs=1024, scenes_resident=4)
 
 
 @dataclass
@@ -37,40 +53,38 @@ class TrainConfig:
     """Folder the splits' scene_ids resolve against, as Habitat's SCENES_DIR (a leading
     "data/scene_datasets/" is replaced by it), e.g. OUT of `batchsim import-dataset`; None:
     scene_ids as they are, or batchsim's layout beside the split."""
-    num_envs: int = checked(1024, at_least(1, INT32_MAX))
-    """Environments stepped together (N) by each process."""
-    sensors: tuple[str, ...] = checked(("depth",), some_of(*SENSORS))
-    """Visual sensors the policy sees: "depth" and/or "rgb"."""
-    resolution: int = checked(64, at_least(1, MAX_RESOLUTION))
-    """Square views, pixels."""
-    backend: str = checked("auto", one_of("auto", "raster", "compute"))
-    """Renderer backend: "raster", "compute" (ray casting) or "auto" (see batchsim doctor)."""
+    sim: SimConfig = field(default_factory=_training_sim)
+    """The simulation (batchsim.SimConfig; its task a TaskConfig: episode limit, actuation
+    noise): num_envs is the environments each process steps (N, split between the pipelined
+    halves), scenes_resident the scenes each half keeps in memory (K, at most its
+    environments), seed seeds the simulators and torch (at most 2**32 - 1: segment seeds
+    multiply it into the simulator's 64 bits). The task's noise randomises training only."""
+    render: RenderOptions = field(default_factory=RenderOptions)
+    """The views the policy sees (batchsim.RenderOptions: depth and/or rgb, width x height,
+    backend "raster", "compute" or "auto" (see batchsim doctor))."""
+    sensor_noise: SensorNoise = field(default_factory=SensorNoise)
+    """Randomisation of the training views (batchsim.SensorNoise; evaluation stays noiseless)."""
     device: str | None = checked(None, matching(r"cpu|cuda(:\d+)?", "'cpu', 'cuda' or 'cuda:N'"))
-    """"cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU)."""
-    max_episode_steps: int = checked(500, at_least(1, INT32_MAX - 2))
-    """Steps before an episode is truncated (Habitat: 500)."""
+    """"cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU): the trainer's
+    own, where the policy, rollouts and learner live and the process count comes from; its
+    simulators are handed it, to export their views there."""
     curriculum_start_m: float | None = checked(None, at_least(0, note="0: off"))
     """Curriculum over geodesic distance: train first on episodes of at most this many metres,
     where successes by chance come early, a limit that grows geometrically to the split's
     longest over curriculum_frames (batchsim.train.curriculum). None or 0: off."""
     curriculum_frames: int = checked(20_000_000, at_least(1))
     """Frames of all ranks over which the curriculum's limit grows; then it is lifted."""
-    scenes_resident: int = checked(4, at_least(1, INT32_MAX))
-    """Scenes in memory at once (K) per simulator (each pipelined half has its own)."""
-    steps_per_scene: int = checked(2000, at_least(1, INT32_MAX))
-    """Steps before each scene slot moves on to its next scene (SimConfig.steps_per_scene;
-    more than max_episode_steps + 1): the two pipelined halves' 2 K slots load about
-    2 K / steps_per_scene new scenes per step of all N environments."""
     pipeline: bool = checked(True)
     """Two half-batch simulators, one simulating while the policy acts for the other."""
     num_gpus: int = checked(0, at_least(0, 65536, note="0: every GPU"))
     """Training processes, one per GPU, started by torch.distributed.run
     (batchsim.train.launch): 0 = every GPU torch can see; without CUDA or with device="cpu",
     1 unless set (then N CPU processes with Gloo). An outer torchrun or Slurm decides instead."""
-    num_threads: int = checked(0, at_least(0, 1024, note="0: from the cores"))
-    """Simulation threads per process; 0: the cores this process may run on (its affinity)
+    auto_threads: bool = checked(True)
+    """Simulation threads per process from the cores this process may run on (its affinity)
     shared among the processes on this node, less cores other programs keep busy
-    (batchsim.train.cpus)."""
+    (batchsim.train.cpus); False: sim.num_threads. Setting sim.num_threads in a --config file
+    or an override turns it off."""
     total_frames: int = checked(50_000_000, at_least(1))
     """Environment steps to train for, over all environments of all processes; the learning
     rate's cosine ends there (batchsim.train.schedule)."""
@@ -148,21 +162,6 @@ class TrainConfig:
     """Weight of the temporal-distance auxiliary loss (batchsim.train.temporal_distance): a
     head regresses the step distance between two views of an episode from them and the
     belief, teaching the recurrent core how long ago it passed what it saw. 0: no head."""
-    # Randomisation of the training environments only (evaluation stays noiseless); 0: off.
-    forward_noise: float = checked(0.0, at_least(0))
-    """Std dev (m) of Gaussian noise on each forward step (TaskConfig.forward_noise)."""
-    turn_noise: float = checked(0.0, at_least(0))
-    """Std dev (degrees) of Gaussian noise on each turn (TaskConfig.turn_noise)."""
-    camera_height_jitter: float = checked(0.0, at_least(0))
-    """Camera height drawn per episode in 1.25 m +- this (TaskConfig.camera_height_jitter)."""
-    depth_noise: float = checked(0.0, at_least(0))
-    """Multiplicative Gaussian depth noise, std dev (batchsim.SensorNoise)."""
-    depth_edge_dropout: float = checked(0.0, at_least(0))
-    """Probability that a depth-edge pixel reads 0 (batchsim.SensorNoise)."""
-    rgb_jitter: float = checked(0.0, at_least(0))
-    """Brightness, contrast, saturation factors in 1 +- this per episode (SensorNoise)."""
-    fov_jitter_degrees: float = checked(0.0, at_least(0))
-    """Horizontal field of view drawn per episode in 90 +- this degrees (SensorNoise)."""
     precision: str = checked("bf16", one_of("bf16", "fp16", "fp32"))
     """"bf16", "fp16" or "fp32" (mixed precision on CUDA; the CPU always uses fp32)."""
     cuda_graphs: bool = checked(True)
@@ -181,9 +180,6 @@ class TrainConfig:
     """Run each PPO update on a worker thread while the next rollout is collected with the
     weights from before it (batchsim.train.overlap): the behaviour policy lags the learner by
     one update. False: strictly on-policy, collection and update in turn."""
-    seed: int = checked(0, at_least(0, 2**32 - 1))
-    """Seeds the simulator and torch (at most 2**32 - 1: segment seeds multiply it into the
-    simulator's 64 bits, batchsim.train.trainer)."""
     log_dir: str = checked("runs/pointnav", path())
     """TensorBoard logs, checkpoints and the final curve go here."""
     eval_every: int = checked(0, at_least(0, note="0: never"))
@@ -215,17 +211,21 @@ class TrainConfig:
         """InvalidArgumentError (a ValueError) naming the first field that breaks its own
         rule or a rule between fields."""
         check_fields(self)
-        if self.steps_per_scene <= self.max_episode_steps + 1:
+        check_sensors(sensors_of(self.render))  # the owner's rules RenderOptions() leaves out
+        check_resolution((self.render.height, self.render.width))
+        if self.sim.seed > SEED_MAX:
             raise InvalidArgumentError(
-                f"steps_per_scene: expected more than max_episode_steps + 1 "
-                f"({self.max_episode_steps + 1}), got {self.steps_per_scene}"
+                f"sim.seed: expected at most {SEED_MAX}, got {self.sim.seed}"
+            )
+        if self.render.final_views:
+            raise InvalidArgumentError(
+                "render.final_views: expected False (the trainer reads no final views: each "
+                "would be a second render for nothing), got True"
             )
         if self.pipeline and self.num_envs % 2:
             raise InvalidArgumentError(
-                f"num_envs: expected an even number with pipeline=True, got {self.num_envs}"
+                f"sim.num_envs: expected an even number with pipeline=True, got {self.num_envs}"
             )
-        self.training_task()  # each checks its own randomisation fields' limits
-        self.sensor_noise()
         check_curriculum(self.curriculum_start_m, self.curriculum_frames)
         if self.cpca_steps >= self.rollout_steps:
             raise InvalidArgumentError(
@@ -244,30 +244,26 @@ class TrainConfig:
                 )
         if self.minibatches > self.num_envs:
             raise InvalidArgumentError(
-                f"minibatches: expected at most num_envs ({self.num_envs}), got {self.minibatches}"
+                f"minibatches: expected at most sim.num_envs ({self.num_envs}), got "
+                f"{self.minibatches}"
             )
 
-    def training_task(self):
-        """The training environments' TaskConfig: the episode limit and actuation noise."""
-        from batchsim.options import TaskConfig
+    def eval_task(self):
+        """The training task without its randomisation: evaluation stays noiseless."""
+        return self.sim.task.replace(forward_noise=0.0, turn_noise=0.0, camera_height_jitter=0.0)
 
-        return TaskConfig(
-            max_episode_steps=self.max_episode_steps,
-            forward_noise=self.forward_noise,
-            turn_noise=self.turn_noise,
-            camera_height_jitter=self.camera_height_jitter,
-        )
+    @property
+    def num_envs(self) -> int:
+        return self.sim.num_envs
 
-    def sensor_noise(self):
-        """The training environments' batchsim.SensorNoise."""
-        from batchsim.sensor_noise import SensorNoise
+    @property
+    def sensors(self) -> tuple[str, ...]:
+        return sensors_of(self.render)
 
-        return SensorNoise(
-            depth_noise=self.depth_noise,
-            depth_edge_dropout=self.depth_edge_dropout,
-            rgb_jitter=self.rgb_jitter,
-            fov_jitter_degrees=self.fov_jitter_degrees,
-        )
+    @property
+    def explicit_threads(self) -> int:
+        """sim.num_threads, or 0 where auto_threads picks them from the cores."""
+        return 0 if self.auto_threads else self.sim.num_threads
 
     def load_eval_split(self, path: str):
         """load_split(), cut to eval_episodes_per_scene episodes per scene if set."""

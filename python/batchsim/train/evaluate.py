@@ -13,7 +13,6 @@ import torch
 from torch.distributions import Categorical
 
 from batchsim.env import visual_observations
-from batchsim.options import TaskConfig
 from batchsim.simulator import Simulator
 from batchsim.train import cpus
 from batchsim.train.config import TrainConfig
@@ -124,18 +123,17 @@ def eval_simulator(config: TrainConfig, split: str, num_envs: int | None = None,
     1,000 environments: 100 scenes, one round of episodes instead of seven)."""
     dataset = config.load_eval_split(split)
     num_envs = num_envs or config.eval_envs
-    options.setdefault("scenes_resident", busy_scenes(dataset, num_envs, config.scenes_resident))
+    scenes = busy_scenes(dataset, num_envs, config.sim.scenes_resident)
+    options.setdefault("scenes_resident", scenes)
     return Simulator(
         dataset,
         num_envs,
         mode="eval",
-        sensors=config.sensors,
-        resolution=config.resolution,
-        backend=config.backend,
+        render=config.render,
         device=options.pop("device", config.device),
-        num_threads=config.num_threads or cpus.default_threads().threads,
+        num_threads=config.explicit_threads or cpus.default_threads().threads,
         autoreset="same_step",
-        task=TaskConfig(max_episode_steps=config.max_episode_steps),
+        task=config.eval_task(),
         **options,
     )
 

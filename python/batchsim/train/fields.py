@@ -28,6 +28,7 @@ TRUE_WORDS = ("true", "yes", "on", "1")
 FALSE_WORDS = ("false", "no", "off", "0")
 NONE_WORDS = ("none", "null")
 INT32_MAX = 2**31 - 1  # fields the C++ simulator holds as int
+BOOL_WORDS = f"true or false ({'/'.join(TRUE_WORDS)} or {'/'.join(FALSE_WORDS)})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,12 +147,12 @@ class FieldType:
         else:
             bounded = rule.low is not None and rule.high is not None
             noun = {
-                bool: f"true or false ({'/'.join(TRUE_WORDS)} or {'/'.join(FALSE_WORDS)})",
+                bool: BOOL_WORDS,
                 int: "an integer",
                 float: "a number" if bounded else "a finite number",
                 str: "a path" if rule.path else "a string",
                 dict: "a JSON object",
-            }[self.base]
+            }.get(self.base, f"a {self.base.__name__}")
             described = rule.describe() if self.base is not bool else ""
             text = f"{noun} {described}" if described else noun
         text += f" ({rule.note})" if rule.note else ""
@@ -222,14 +223,14 @@ def parse_text(cls, name: str, text: str):
     if kind.optional and text.strip().lower() in NONE_WORDS:
         value = None
     else:
-        value = _parsed(kind.base, text.strip())
+        value = parsed(kind.base, text.strip())
         if value is None:
             raise InvalidArgumentError(f"{name}: expected {kind.words(rule)}, got {text!r}")
     check_field(cls, name, value)
     return value
 
 
-def _parsed(base: type, text: str):
+def parsed(base: type, text: str):
     """`text` as `base`, or None where it does not spell one."""
     if base is bool:
         word = text.lower()

@@ -150,7 +150,8 @@ def _validate(trainer: Trainer, log: RunLog, elapsed: ElapsedClock) -> None:
     from batchsim.datasets.real_buildings import prepare_real_buildings
     from batchsim.train.evaluate import evaluate_policy
 
-    config = dataclasses.replace(trainer.config, num_threads=trainer.sim_threads)
+    sim = trainer.config.sim.replace(num_threads=trainer.sim_threads)
+    config = dataclasses.replace(trainer.config, sim=sim, auto_threads=False)
     summary = evaluate_policy(trainer.policy, config, config.val_dataset)
     row = _counters(trainer, elapsed)
     for name, value in summary.items():

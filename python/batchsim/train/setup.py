@@ -19,23 +19,23 @@ def make_envs(
     """The training environments over `dataset` (config.dataset, loaded) on `device`: the
     two pipelined halves of make_env_halves, or one BatchNavEnv of num_envs."""
     per_env = config.num_envs // 2 if config.pipeline else config.num_envs
-    options = dict(
-        sensors=config.sensors,
-        resolution=config.resolution,
-        backend=config.backend,
-        device=device,
-        seed=config.seed,
-        scenes_resident=min(config.scenes_resident, per_env),
-        steps_per_scene=config.steps_per_scene,
-        autoreset_mode="same_step",
-        final_views=False,
-        task=config.training_task(),
-        sensor_noise=config.sensor_noise(),
+    sim = config.sim.replace(  # seed as a keyword: make_env_halves gives the second half seed + 1
+        num_envs=per_env,
+        scenes_resident=min(config.sim.scenes_resident, per_env),
         num_threads=num_threads,
+        seed=0,
+    )
+    options = dict(
+        config=sim,
+        seed=config.sim.seed,
+        render=config.render,
+        device=device,
+        autoreset_mode="same_step",
+        sensor_noise=config.sensor_noise,
     )
     if config.pipeline:
         return make_env_halves(dataset, config.num_envs, **options)
-    return (BatchNavEnv(dataset, config.num_envs, **options),)
+    return (BatchNavEnv(dataset, **options),)
 
 
 def make_optimizer(config: TrainConfig, policy: Policy, lr: float) -> torch.optim.Optimizer:

@@ -55,9 +55,9 @@ class Trainer:
         config.validate()
         self.config = config
         self.rank, self.world = distributed.rank_and_world(config.device)
-        torch.manual_seed(config.seed + self.rank)
+        torch.manual_seed(config.sim.seed + self.rank)
         self.halves = _half_slices(config.num_envs, config.pipeline)
-        self.sim_threads = config.num_threads or cpus.default_threads().threads
+        self.sim_threads = config.explicit_threads or cpus.default_threads().threads
         training = training or config.load_split(config.dataset)
         self.envs = make_envs(config, training, self._device(), self.sim_threads)
         self.device = self.envs[0].device
@@ -113,7 +113,7 @@ class Trainer:
         self.acting = ActingCopy(self.policy)
         self.acting_policy = self.acting.policy
         self.background = BackgroundUpdate(self.device)
-        self.generator = update_generator(self.device, self.config.seed + self.rank)
+        self.generator = update_generator(self.device, self.config.sim.seed + self.rank)
         self.policy.set_update_generator(self.generator)
 
     def _device(self) -> str | None:
@@ -136,7 +136,7 @@ class Trainer:
     def segment_seed(self, half: int) -> int:
         """Distinct for every (seed, rank, update, half): no two halves share a stream."""
         ranks = max(64, self.world)  # 64 up to 64 ranks: the seeds of earlier runs stay
-        return ((self.config.seed * 1_000_003 + self.updates) * ranks + self.rank) * 2 + half
+        return ((self.config.sim.seed * 1_000_003 + self.updates) * ranks + self.rank) * 2 + half
 
     def begin_segment(self) -> None:
         """Every environment starts a new episode; the recurrent state starts from zero.

@@ -27,7 +27,7 @@ def video_simulator(
     split: PointNavDataset | str | os.PathLike,
     *,
     sensors: Sequence[str] = ("depth", "rgb"),
-    resolution: int = 64,
+    resolution: int | tuple[int, int] = 64,
     max_episode_steps: int = 500,
     device: str | None = None,
     context=None,
