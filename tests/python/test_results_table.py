@@ -27,9 +27,6 @@ NO_JSON = re.compile(r'^none kept: LOG\.md, "([^"]+)"$')
 # removes those citations at merge, then empties this set.
 CITING_ELSEWHERE = {
     "python/batchsim/env.py",
-    "python/batchsim/train/config.py",
-    "python/batchsim/train/presets.py",
-    "python/batchsim/train/trainer.py",
     "src/env/step_results.hpp",
 }
 

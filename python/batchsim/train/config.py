@@ -113,7 +113,7 @@ class TrainConfig:
     normalize_advantage: bool = checked(False)
     """Standardise each rollout's advantages (mean 0, std 1) before the policy loss. Off, as
     in Habitat's DD-PPO and bps-nav: standardising blows the early, tiny advantages up to
-    unit size, and the policy collapsed onto STOP on generator v6 (benchmarks/RESULTS.md)."""
+    unit size, and the policy collapsed onto STOP on generator v6."""
     value_normalization: bool = checked(False)
     """PopArt (batchsim.train.value_norm): the critic learns returns normalised by running
     statistics, its values are de-normalised wherever used (rollout, bootstrap, GAE), and its
@@ -132,7 +132,7 @@ class TrainConfig:
     """LAMB only: the rate of the parameters it steps as plain Adam, without the trust ratio
     (biases, scalars, the actor and critic heads); None: base_lr, unscaled. Adam moves each
     element by about the rate, so a 512-wide actor at the scaled 4e-3 shifts its logits by
-    ~1 per step and collapses onto STOP within 30 updates (benchmarks/RESULTS.md)."""
+    ~1 per step and collapses onto STOP within 30 updates."""
     warmup_frames: int = checked(6_553_600, at_least(0))
     """Linear learning-rate warm-up over this many global frames (50 updates of the GPU
     presets on one GPU); a cosine decay to zero at total_frames follows."""
@@ -167,15 +167,14 @@ class TrainConfig:
     cuda_graphs: bool = checked(True)
     """On CUDA, rollout inference replays one captured CUDA graph per pipelined half instead
     of launching the policy's kernels one by one (batchsim.train.acting): 1.55x the frames
-    per second of the eager path on an H100 (benchmarks/RESULTS.md, "rollout inference as
-    CUDA graphs"). No effect on the CPU."""
+    per second of the eager path on an H100. No effect on the
+    CPU."""
     compile_encoder: str = checked("off", one_of("auto", "on", "off"))
     """torch.compile the visual encoder (Inductor fuses the SE-ResNet's elementwise work):
     "on", "off" or "auto" (on where CUDA and a working Inductor are, checked at start with a
     tiny kernel; else eager). ~35 s of compiling at the start; updates 1.3x faster on an
     H100, but in two seeds of 600 updates it learned more slowly than eager (val success 0.24
-    and 0.26 against 0.49 and 0.39), so it is off until that is understood
-    (benchmarks/RESULTS.md, "the learner: segments packed by one gather, torch.compile")."""
+    and 0.26 against 0.49 and 0.39), so it is off until that is understood."""
     overlap_update: bool = checked(False)
     """Run each PPO update on a worker thread while the next rollout is collected with the
     weights from before it (batchsim.train.overlap): the behaviour policy lags the learner by

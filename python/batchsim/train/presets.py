@@ -21,13 +21,12 @@ from batchsim.train.fields import from_json, parse_text
 
 # The GPU presets' recipe. Policy inference is launch-bound on an H100: a rollout step
 # costs the same ~6 ms at N = 1,024 and 4,096, so N = 4,096 gives 4x the frames per second
-# for the same number of updates (benchmarks/RESULTS.md, "the recipe's batch size"). 16 slots
-# per half moving on every 600 steps let a rollout see 32 scenes and 10M frames ~130 new ones.
-# CPC|A-16: the real-building targets were met with it, at 1% of the update's time
-# (RESULTS.md, "CPC|A and CUDA-graph inference"). Value normalisation with the inverse-dynamics
-# and temporal-distance heads beside CPC|A: 15 minutes on one H200 reached test success 0.915
+# for the same number of updates. 16 slots per half moving on every 600 steps let a rollout
+# see 32 scenes and 10M frames ~130 new ones. CPC|A-16: the real-building targets were met
+# with it, at 1% of the update's time. Value normalisation with the inverse-dynamics and
+# temporal-distance heads beside CPC|A: 15 minutes on one H200 reached test success 0.915
 # and SPL 0.777 against the preset's 0.870 / 0.701 (one run each, val alike), for 9% more
-# update time (RESULTS.md, "Four 1-GPU ablations side by side").
+# update time.
 GPU_RECIPE = {
     "sim.num_envs": 4096,
     "sim.scenes_resident": 16,

@@ -62,7 +62,7 @@ class Trainer:
         self.envs = make_envs(config, training, self._device(), self.sim_threads)
         self.device = self.envs[0].device
         self.policy = build_policy(config).to(self.device)
-        if self.device.type == "cuda":  # NHWC convolutions: RESULTS.md, "the learner"
+        if self.device.type == "cuda":  # NHWC convolutions: faster cuDNN kernels
             self.policy.use_channels_last()
         self.trained_policy = distributed.wrap(self.policy, self.device)
         self.frames_per_update = config.frames_per_update * self.world  # over all ranks
@@ -224,7 +224,7 @@ class Trainer:
         self.pending[h] = (action, log_prob, value)
         # Host actions: waiting here for this half's inference, then stepping, measured 5-7%
         # more frames/s than handing the env the CUDA tensor to wait for on its step thread
-        # (benchmarks/RESULTS.md, "the env API with CUDA actions").
+        # on an H100.
         self.envs[h].step_async(action.cpu())
         self.timing["inference_s"] += time.perf_counter() - started
 
