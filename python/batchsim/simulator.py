@@ -196,11 +196,7 @@ class Simulator(SimOutputFields):
     def set_max_episode_geodesic(self, metres: float) -> None:
         """BatchSim.set_max_episode_geodesic: training's new episodes of at most ``metres``
         geodesic; ``math.inf`` lifts the limit. Not while an asynchronous step runs."""
-        if self._core.stepping:  # the step's thread draws episodes under the limit
-            raise InvalidArgumentError(
-                "set_max_episode_geodesic() while an asynchronous step is running: "
-                "call step_wait() first"
-            )
+        self._require_idle("set_max_episode_geodesic()")  # the step draws under the limit
         self.sim.set_max_episode_geodesic(metres)
 
     # ---- observations ----
@@ -268,43 +264,48 @@ class Simulator(SimOutputFields):
     def _stream(self, stream: int | None) -> int:
         return consumer_stream(self.device, stream)
 
+    def _require_idle(self, what: str) -> None:
+        """The one check that no asynchronous step is running, for every call that would race
+        it (the core asserts it after this; the env's calls come through here too)."""
+        if self._core.stepping:
+            raise InvalidArgumentError(
+                f"{what} while an asynchronous step is running: call step_wait() first"
+            )
+
     @while_open
     def reset(self, seed: int | None = None, stream: int | None = None) -> None:
         """Starts an episode in every environment (a seed reseeds them first) and renders."""
+        self._require_idle("reset()")
         self._core.reset(check_seed(seed), self._stream(stream))
 
     @while_open
     def reset_envs(self, mask, stream: int | None = None) -> None:
         """Starts a new episode where mask ([N] bool) is True, then renders every view."""
+        self._require_idle("reset_envs()")
         self._core.reset_envs(check_mask(mask, self.num_envs), self._stream(stream))
 
     @while_open
     def step(self, actions=None, stream: int | None = None) -> None:
         """Advances every environment by ``actions`` (or ``outputs.actions``) and renders."""
-        if is_cuda_tensor(actions):
-            self._core.step_after(*self._stage(actions, stream, "step()"), self._stream(stream))
-        else:
-            self._core.step(self._actions(actions), self._stream(stream))
+        self._step(actions, stream, "step()", background=False)
 
     @while_open
     def step_async(self, actions=None, stream: int | None = None) -> None:
         """Starts step() on a C++ thread and returns; step_wait() joins it (and raises
         for CUDA actions out of range: see the module docstring)."""
+        self._step(actions, stream, "step_async()", background=True)
+
+    def _step(self, actions, stream: int | None, what: str, background: bool) -> None:
+        """The one step path: refused while a step runs, actions checked once (host ones in
+        full, into ``outputs.actions``; CUDA ones by metadata, their values staged for the
+        core to check), then one core call."""
+        self._require_idle(what)  # the running step reads the actions and pinned buffer
+        pending = None
         if is_cuda_tensor(actions):
-            pending = self._stage(actions, stream, "step_async()")
-            self._core.step_async_after(*pending, self._stream(stream))
-        else:
-            self._core.step_async(self._actions(actions), self._stream(stream))
-
-    def _actions(self, actions) -> np.ndarray | None:
-        return None if actions is None else check_actions(actions, self.num_envs)
-
-    def _stage(self, actions, stream: int | None, what: str) -> tuple[int, int, int]:
-        if self._core.stepping:  # the running step still reads the pinned actions
-            raise InvalidArgumentError(
-                f"{what} while an asynchronous step is running: call step_wait() first"
-            )
-        return self._pinned_actions.stage(actions, stream)
+            pending = self._pinned_actions.stage(actions, stream)
+        elif actions is not None:
+            self.outputs.actions[:] = check_actions(actions, self.num_envs)
+        self._core.step(self._stream(stream), pending=pending, background=background)
 
     @property
     def stepping(self) -> bool:
