@@ -430,7 +430,10 @@ class BatchSim:
     def stats(self) -> dict[str, int | float]: ...
 
 class BatchRenderer:
+    @overload
     def __init__(self, context: Context, config: RendererConfig) -> None: ...
+    @overload
+    def __init__(self, renderer: BatchRenderer) -> None: ...  # another handle on one
     @property
     def context(self) -> Context: ...
     @property

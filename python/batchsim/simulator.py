@@ -13,7 +13,8 @@ place, call ``step()``, read the persistent outputs::
         sim.step()
 
 Composition mirrors C++: ``sim.sim`` is the :class:`batchsim.BatchSim` inside (its arrays,
-``sim.outputs``, read as ``sim.reward`` etc.), ``sim.renderer`` the BatchRenderer. The
+``sim.outputs``, read as ``sim.reward`` etc.), ``sim.renderer`` the
+:class:`batchsim.BatchRenderer` (the same class users make, on the same stream). The
 observations are batchsim.Tensor objects (DLPack) on the context's device: ``depth``
 [N, 1, H, W] float32 (metres along the view axis, 0 where nothing) and ``rgb``
 [N, H, W, 4] uint8 (sRGB, alpha 255), None for a sensor not asked for.
@@ -62,6 +63,7 @@ from batchsim.options import (
     sensors_of,
     simulator_configs,
 )
+from batchsim.renderer import BatchRenderer
 from batchsim.sim import BatchSim, SimOutputFields
 
 
@@ -136,6 +138,7 @@ class Simulator(SimOutputFields):
         self.render_options = configs.render
         self.sim = BatchSim.of(self._core.sim, table)
         self.outputs = self.sim.outputs
+        self._renderer = BatchRenderer.of(self._core.renderer)
         self._pinned_actions = PinnedActions(self.num_envs)
 
     # ---- what it is ----
@@ -201,23 +204,25 @@ class Simulator(SimOutputFields):
 
     # ---- observations ----
 
-    def _open_core(self, name: str) -> _core.Simulator:
+    def _open_renderer(self, name: str) -> BatchRenderer:
         self._lifetime.check(name)  # names what was read, not the part close() released
-        return self._core
+        return self._renderer
 
     @property
-    def renderer(self) -> _core.BatchRenderer:
-        return self._open_core("renderer").renderer
+    def renderer(self) -> BatchRenderer:
+        """The renderer inside, as a :class:`batchsim.BatchRenderer` (made once): its render()
+        and submit() order their work on torch's current stream, as that class's do."""
+        return self._open_renderer("renderer")
 
     @property
     def depth(self) -> _core.Tensor | None:
         """[N, 1, H, W] float32 metres along the view axis; 0 where nothing."""
-        return self._open_core("depth").renderer.depth
+        return self._open_renderer("depth").depth
 
     @property
     def rgb(self) -> _core.Tensor | None:
         """[N, H, W, 4] uint8 sRGB, alpha 255."""
-        return self._open_core("rgb").renderer.rgb
+        return self._open_renderer("rgb").rgb
 
     @property
     def final_depth(self) -> _core.Tensor | None:
@@ -331,6 +336,7 @@ class Simulator(SimOutputFields):
                 self._lifetime.closed = True
                 released: Any = Released("Simulator")
                 self._core = self.sim = self.outputs = self._pinned_actions = released
+                self._renderer = released
 
     def __del__(self):
         # A running step reads the pinned actions and waits on their event: it must end

@@ -56,6 +56,37 @@ def test_observations_are_the_renders_of_the_simulators_cameras(dataset, cpu_con
     np.testing.assert_allclose(depth, rendered_from_poses(sim, cpu_context), atol=1e-4)
 
 
+def test_the_renderer_is_a_batchsim_batchrenderer_on_the_consumer_stream(
+    dataset, cpu_context, monkeypatch
+):
+    """One renderer object whatever the door: Simulator.renderer is the batchsim.BatchRenderer
+    users make themselves (not the raw _core one, whose render() took the default stream),
+    made once, around the simulator's own renderer, and its calls ask for the stream."""
+    sim = make(dataset, cpu_context)
+    sim.reset(seed=4)
+    renderer = sim.renderer
+    assert type(renderer) is batchsim.BatchRenderer and renderer is sim.renderer
+    assert renderer.depth.data_ptr == sim.depth.data_ptr  # the simulator's views
+    poses = sim.camera_position.copy(), sim.camera_rotation.copy()
+    places = sim.resident_scene.astype(np.uint32)
+    first = np.from_dlpack(sim.depth).copy()
+    sim.step(np.full(sim.num_envs, 1))
+    assert not np.array_equal(np.from_dlpack(sim.depth), first)  # every agent moved or turned
+    asked = []
+
+    def spy(device, stream=None):
+        asked.append((device, stream))
+        return 0  # what a CPU device gets
+
+    monkeypatch.setattr(batchsim.renderer, "consumer_stream", spy)
+    renderer.render(*poses, places)  # the reset's cameras again, drawn into the sim's views
+    assert asked == [(sim.device, None)]
+    np.testing.assert_array_equal(np.from_dlpack(sim.depth), first)
+    renderer.submit(0, *poses, places, stream=0)
+    renderer.wait(0)
+    assert asked[-1] == (sim.device, 0)
+
+
 def test_step_async_matches_step(dataset, cpu_context):
     a, b = make(dataset, cpu_context, seed=1), make(dataset, cpu_context, seed=1)
     a.reset()
