@@ -1,8 +1,8 @@
 """The checks of actions and reset masks at the Python boundary. Host actions (any integer
-array, list or CPU tensor of shape [N]) become the int32 [N] array the C++ core copies
-(:func:`check_actions`); a reset mask becomes a bool [N] array (:func:`check_mask`), with
-no string or float read as a truth value. A numpy masked array is refused: converting it
-would drop its mask, acting on the values it hides.
+array, list or CPU tensor of shape [N]) become the int32 [N] array written into the core's
+action buffer (:func:`check_actions`); a reset mask becomes a bool [N] array
+(:func:`check_mask`), with no string or float read as a truth value. A numpy masked array
+is refused: converting it would drop its mask, acting on the values it hides.
 A CUDA tensor is checked by its metadata alone and copied into pinned memory on its stream
 (:class:`PinnedActions`); the C++ step reads and checks its values once that copy is done,
 so the caller never waits for the GPU. Errors name what was expected and what was given,
@@ -122,7 +122,7 @@ class PinnedActions:
     def stage(self, actions, stream: int | None) -> tuple[int, int, int]:
         """Queues the copy of ``actions`` after the work on ``stream`` (a CUstream handle;
         torch's current stream on their device when None). Returns (address of the values,
-        the event's CUevent handle, the CUDA device ordinal) for ``step_after``."""
+        the event's CUevent handle, the CUDA device ordinal): the core step's ``pending``."""
         torch = sys.modules["torch"]
         check_cuda_actions(actions, self.num_envs)
         device = actions.device

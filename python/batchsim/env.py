@@ -229,13 +229,11 @@ class BatchNavEnv(gym.vector.VectorEnv):
     def step_async(self, actions: Any) -> None:
         """Starts the step on a C++ thread and returns at once; step_wait() ends it. In
         between, read no output of the env: the step is writing them."""
-        if self.sim.stepping:
-            raise RuntimeError("step_async() while a step is running: call step_wait() first")
         if actions is None:  # the Simulator would step its own outputs.actions instead
             raise ValueError(
                 f"actions: expected an integer array of shape [{self.num_envs}], got NoneType"
             )
-        self.sim.step_async(actions)  # it checks them, once
+        self.sim.step_async(actions)  # it checks them and that no step runs, once
 
     @while_open
     def step_wait(self, **kwargs: Any) -> StepResult:

@@ -7,7 +7,8 @@
     depth = torch.from_dlpack(renderer.depth)        # [N, 1, H, W] float32, no copy
 
 With CUDA export the renderer's work is ordered on PyTorch's current stream unless
-``stream=`` names another (a CUstream handle)."""
+``stream=`` names another (a CUstream handle). A Simulator's renderer (``sim.renderer``) is
+one of these too, around the renderer inside it: the same calls, the same stream."""
 
 from __future__ import annotations
 
@@ -17,6 +18,12 @@ from batchsim._streams import consumer_stream
 
 class BatchRenderer(_core.BatchRenderer):
     """``BatchRenderer(context, config)``: see the module docstring and RendererConfig."""
+
+    @classmethod
+    def of(cls, core: _core.BatchRenderer) -> BatchRenderer:
+        """This class's handle on a renderer made elsewhere (a Simulator's): one C++ renderer,
+        whose render() and submit() then order their work as this class's do."""
+        return cls(core)
 
     def render(self, positions, rotations, places, stream: int | None = None) -> None:
         """Renders view i from (positions[i], rotations[i]) in resident place places[i]."""

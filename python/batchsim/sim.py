@@ -227,7 +227,9 @@ class BatchSim(SimOutputFields):
 
     def step(self, actions=None) -> None:
         """Advances every environment: by ``actions`` ([N] integers) or by ``outputs.actions``."""
-        self._core.step(None if actions is None else check_actions(actions, self.num_envs))
+        if actions is not None:  # checked here once; the core steps its action buffer
+            self.outputs.actions[:] = check_actions(actions, self.num_envs)
+        self._core.step()
 
     def stats(self) -> dict[str, Any]:
         """Counters: steps, episodes, scene swaps, resident scenes and memory, loader stalls."""

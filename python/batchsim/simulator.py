@@ -13,7 +13,8 @@ place, call ``step()``, read the persistent outputs::
         sim.step()
 
 Composition mirrors C++: ``sim.sim`` is the :class:`batchsim.BatchSim` inside (its arrays,
-``sim.outputs``, read as ``sim.reward`` etc.), ``sim.renderer`` the BatchRenderer. The
+``sim.outputs``, read as ``sim.reward`` etc.), ``sim.renderer`` the
+:class:`batchsim.BatchRenderer` (the same class users make, on the same stream). The
 observations are batchsim.Tensor objects (DLPack) on the context's device: ``depth``
 [N, 1, H, W] float32 (metres along the view axis, 0 where nothing) and ``rgb``
 [N, H, W, 4] uint8 (sRGB, alpha 255), None for a sensor not asked for.
@@ -62,6 +63,7 @@ from batchsim.options import (
     sensors_of,
     simulator_configs,
 )
+from batchsim.renderer import BatchRenderer
 from batchsim.sim import BatchSim, SimOutputFields
 
 
@@ -136,6 +138,7 @@ class Simulator(SimOutputFields):
         self.render_options = configs.render
         self.sim = BatchSim.of(self._core.sim, table)
         self.outputs = self.sim.outputs
+        self._renderer = BatchRenderer.of(self._core.renderer)
         self._pinned_actions = PinnedActions(self.num_envs)
 
     # ---- what it is ----
@@ -196,32 +199,30 @@ class Simulator(SimOutputFields):
     def set_max_episode_geodesic(self, metres: float) -> None:
         """BatchSim.set_max_episode_geodesic: training's new episodes of at most ``metres``
         geodesic; ``math.inf`` lifts the limit. Not while an asynchronous step runs."""
-        if self._core.stepping:  # the step's thread draws episodes under the limit
-            raise InvalidArgumentError(
-                "set_max_episode_geodesic() while an asynchronous step is running: "
-                "call step_wait() first"
-            )
+        self._require_idle("set_max_episode_geodesic()")  # the step draws under the limit
         self.sim.set_max_episode_geodesic(metres)
 
     # ---- observations ----
 
-    def _open_core(self, name: str) -> _core.Simulator:
+    def _open_renderer(self, name: str) -> BatchRenderer:
         self._lifetime.check(name)  # names what was read, not the part close() released
-        return self._core
+        return self._renderer
 
     @property
-    def renderer(self) -> _core.BatchRenderer:
-        return self._open_core("renderer").renderer
+    def renderer(self) -> BatchRenderer:
+        """The renderer inside, as a :class:`batchsim.BatchRenderer` (made once): its render()
+        and submit() order their work on torch's current stream, as that class's do."""
+        return self._open_renderer("renderer")
 
     @property
     def depth(self) -> _core.Tensor | None:
         """[N, 1, H, W] float32 metres along the view axis; 0 where nothing."""
-        return self._open_core("depth").renderer.depth
+        return self._open_renderer("depth").depth
 
     @property
     def rgb(self) -> _core.Tensor | None:
         """[N, H, W, 4] uint8 sRGB, alpha 255."""
-        return self._open_core("rgb").renderer.rgb
+        return self._open_renderer("rgb").rgb
 
     @property
     def final_depth(self) -> _core.Tensor | None:
@@ -268,43 +269,48 @@ class Simulator(SimOutputFields):
     def _stream(self, stream: int | None) -> int:
         return consumer_stream(self.device, stream)
 
+    def _require_idle(self, what: str) -> None:
+        """The one check that no asynchronous step is running, for every call that would race
+        it (the core asserts it after this; the env's calls come through here too)."""
+        if self._core.stepping:
+            raise InvalidArgumentError(
+                f"{what} while an asynchronous step is running: call step_wait() first"
+            )
+
     @while_open
     def reset(self, seed: int | None = None, stream: int | None = None) -> None:
         """Starts an episode in every environment (a seed reseeds them first) and renders."""
+        self._require_idle("reset()")
         self._core.reset(check_seed(seed), self._stream(stream))
 
     @while_open
     def reset_envs(self, mask, stream: int | None = None) -> None:
         """Starts a new episode where mask ([N] bool) is True, then renders every view."""
+        self._require_idle("reset_envs()")
         self._core.reset_envs(check_mask(mask, self.num_envs), self._stream(stream))
 
     @while_open
     def step(self, actions=None, stream: int | None = None) -> None:
         """Advances every environment by ``actions`` (or ``outputs.actions``) and renders."""
-        if is_cuda_tensor(actions):
-            self._core.step_after(*self._stage(actions, stream, "step()"), self._stream(stream))
-        else:
-            self._core.step(self._actions(actions), self._stream(stream))
+        self._step(actions, stream, "step()", background=False)
 
     @while_open
     def step_async(self, actions=None, stream: int | None = None) -> None:
         """Starts step() on a C++ thread and returns; step_wait() joins it (and raises
         for CUDA actions out of range: see the module docstring)."""
+        self._step(actions, stream, "step_async()", background=True)
+
+    def _step(self, actions, stream: int | None, what: str, background: bool) -> None:
+        """The one step path: refused while a step runs, actions checked once (host ones in
+        full, into ``outputs.actions``; CUDA ones by metadata, their values staged for the
+        core to check), then one core call."""
+        self._require_idle(what)  # the running step reads the actions and pinned buffer
+        pending = None
         if is_cuda_tensor(actions):
-            pending = self._stage(actions, stream, "step_async()")
-            self._core.step_async_after(*pending, self._stream(stream))
-        else:
-            self._core.step_async(self._actions(actions), self._stream(stream))
-
-    def _actions(self, actions) -> np.ndarray | None:
-        return None if actions is None else check_actions(actions, self.num_envs)
-
-    def _stage(self, actions, stream: int | None, what: str) -> tuple[int, int, int]:
-        if self._core.stepping:  # the running step still reads the pinned actions
-            raise InvalidArgumentError(
-                f"{what} while an asynchronous step is running: call step_wait() first"
-            )
-        return self._pinned_actions.stage(actions, stream)
+            pending = self._pinned_actions.stage(actions, stream)
+        elif actions is not None:
+            self.outputs.actions[:] = check_actions(actions, self.num_envs)
+        self._core.step(self._stream(stream), pending=pending, background=background)
 
     @property
     def stepping(self) -> bool:
@@ -330,6 +336,7 @@ class Simulator(SimOutputFields):
                 self._lifetime.closed = True
                 released: Any = Released("Simulator")
                 self._core = self.sim = self.outputs = self._pinned_actions = released
+                self._renderer = released
 
     def __del__(self):
         # A running step reads the pinned actions and waits on their event: it must end

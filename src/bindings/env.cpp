@@ -1,12 +1,16 @@
 // batchsim._core.Simulator: BatchSim and BatchRenderer behind one step (see
 // batchsim.Simulator). Simulator(context, config, render, episodes); the GIL is released
-// around resets and steps; step_async returns with the step running on a C++ thread.
-// `stream` is the consumer's CUDA stream (a CUstream handle; 0 = the default stream),
-// chosen by the Python layer. step_after / step_async_after read the actions from host
-// memory once a wait returns (a CUDA event's, for a policy's actions copied to pinned memory).
+// around resets and steps. One entry per operation: step() steps the action buffer (which
+// batchsim.Simulator fills and checks) or, with `pending`, the actions a wait hands over
+// (a policy's CUDA actions copied to pinned memory); background=True returns with the step
+// running on a C++ thread, step_wait() joins it. `stream` is the consumer's CUDA stream (a
+// CUstream handle; 0 = the default stream), chosen by the Python layer, which also refuses
+// every call while a step runs: the core asserts that instead of checking it again.
 #include <functional>
 #include <memory>
 #include <optional>
+#include <tuple>
+#include <variant>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -14,7 +18,6 @@
 
 #include "bindings/arrays.hpp"
 #include "bindings/bindings.hpp"
-#include "bindings/sim_views.hpp"
 #include "device/cuda_event.hpp"
 #include "env/simulator.hpp"
 
@@ -46,27 +49,36 @@ std::shared_ptr<PyObject> held_by_step(const py::object& object) {
             }};
 }
 
-// The wait before a step reads pending actions: a CUDA event's (`ready` an int, a CUevent
-// handle on CUDA device `device`) or, for tests without a GPU, a Python callable's, called
-// with the GIL.
-std::function<void()> actions_wait(const py::object& ready, int device) {
-    if (py::isinstance<py::int_>(ready)) {
-        const auto event = ready.cast<std::uintptr_t>();
-        return [device, event] { device::cuda::synchronize_event(device, event); };
-    }
-    BATCHSIM_CHECK(PyCallable_Check(ready.ptr()) != 0, InvalidArgument,
-                   str("ready: expected a CUevent handle (int) or a callable, got ",
-                       std::string(py::str(py::type::of(ready).attr("__name__")))));
-    return [callable = held_by_step(ready)] {
+// The wait before a step reads pending actions: a CUDA event's (a CUevent handle on CUDA
+// device `device`) or, for tests without a GPU, a Python callable's, called with the GIL.
+using Ready = std::variant<std::uintptr_t, py::function>;
+
+std::function<void()> actions_wait(const Ready& ready, int device) {
+    if (const auto* event = std::get_if<std::uintptr_t>(&ready))
+        return [device, event = *event] { device::cuda::synchronize_event(device, event); };
+    return [callable = held_by_step(std::get<py::function>(ready))] {
         const py::gil_scoped_acquire locked;
         py::handle{callable.get()}();
     };
 }
 
-env::PendingActions pending_actions(std::uintptr_t values, const py::object& ready, int device) {
-    BATCHSIM_CHECK(values != 0, InvalidArgument,
-                   "values: expected the address of N int64 actions, got 0");
-    return {reinterpret_cast<const std::int64_t*>(values), actions_wait(ready, device)};
+// (values, ready, device): N int64 actions at address `values` once `ready` has happened.
+using Pending = std::tuple<std::uintptr_t, Ready, int>;
+
+void step(Simulator& s, std::uintptr_t stream, const std::optional<Pending>& pending,
+          bool background) {
+    std::optional<env::PendingActions> actions;
+    if (pending) {
+        const auto& [values, ready, device] = *pending;
+        actions = env::PendingActions{reinterpret_cast<const std::int64_t*>(values),
+                                      actions_wait(ready, device)};
+    }
+    if (background) {  // returns at once: no GIL to release
+        actions ? s.step_async(stream, std::move(*actions)) : s.step_async(stream);
+        return;
+    }
+    const py::gil_scoped_release unlocked;
+    actions ? s.step(stream, *actions) : s.step(stream);
 }
 
 py::object final_pointgoal(const py::object& self) {
@@ -112,44 +124,13 @@ void bind_env(py::module_& m) {
                 s.reset_envs(flags, stream);
             },
             py::arg("mask"), py::arg("stream") = 0)
-        .def(
-            "step",
-            [](Simulator& s, const py::object& actions, std::uintptr_t stream) {
-                // A running step reads the actions: step() refuses, and they stay as they are.
-                if (!s.stepping()) set_actions(s.sim(), actions);
-                py::gil_scoped_release unlocked;
-                s.step(stream);
-            },
-            py::arg("actions") = py::none(), py::arg("stream") = 0)
-        .def(
-            "step_async",
-            [](Simulator& s, const py::object& actions, std::uintptr_t stream) {
-                BATCHSIM_CHECK(!s.stepping(), InvalidArgument,
-                               "step_async() while a step is running: call step_wait() first");
-                set_actions(s.sim(), actions);
-                s.step_async(stream);
-            },
-            py::arg("actions") = py::none(), py::arg("stream") = 0)
-        .def(
-            "step_after",
-            [](Simulator& s, std::uintptr_t values, const py::object& ready, int device,
-               std::uintptr_t stream) {
-                auto actions = pending_actions(values, ready, device);
-                py::gil_scoped_release unlocked;
-                s.step(stream, actions);
-            },
-            py::arg("values"), py::arg("ready"), py::arg("device") = 0, py::arg("stream") = 0,
-            "step() with the N int64 actions at address `values`, read and checked once `ready` "
-            "(a CUevent handle on CUDA device `device`, or a callable) has happened")
-        .def(
-            "step_async_after",
-            [](Simulator& s, std::uintptr_t values, const py::object& ready, int device,
-               std::uintptr_t stream) {
-                s.step_async(stream, pending_actions(values, ready, device));
-            },
-            py::arg("values"), py::arg("ready"), py::arg("device") = 0, py::arg("stream") = 0,
-            "step_after() on the step's thread: returns before `ready`; the values (and a CUDA "
-            "event) must stay alive until step_wait(), which raises a bad value")
+        .def("step", &step, py::arg("stream") = 0, py::kw_only(), py::arg("pending") = py::none(),
+             py::arg("background") = false,
+             "Steps the action buffer or, with pending=(values, ready, device), the N int64 "
+             "actions at address `values`, read and checked once `ready` (a CUevent handle on "
+             "CUDA device `device`, or a callable) has happened; they must stay alive until the "
+             "step ends. background: return with the step running; step_wait() joins it and "
+             "raises its error")
         .def("step_wait", &Simulator::step_wait, py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("stepping", &Simulator::stepping)
         .def_property_readonly("results", &result_tensors,

@@ -1,6 +1,7 @@
-// batchsim._core.BatchRenderer(context, config): arguments checked here, then the GIL is
-// released around uploads and renders. Its outputs are persistent batchsim.Tensor objects.
-// `stream` is the consumer's CUDA stream (a CUstream handle; 0 = the default stream).
+// batchsim._core.BatchRenderer(context, config), or BatchRenderer(renderer) for another handle
+// on one (a Python subclass's, around a Simulator's renderer): arguments checked here, then
+// the GIL is released around uploads and renders. Its outputs are persistent batchsim.Tensor
+// objects. `stream` is the consumer's CUDA stream (a CUstream handle; 0 = the default stream).
 #include <optional>
 
 #include <pybind11/numpy.h>
@@ -56,6 +57,9 @@ void bind_render(py::module_& m) {
                  return std::make_shared<BatchRenderer>(std::move(context), config);
              }),
              py::arg("context"), py::arg("config"))
+        .def(py::init([](const std::shared_ptr<BatchRenderer>& renderer) { return renderer; }),
+             py::arg("renderer"),
+             "Another handle on `renderer`: batchsim.BatchRenderer's for a Simulator's renderer")
         .def_property_readonly("context", &BatchRenderer::context)
         .def_property_readonly("config", &BatchRenderer::config,
                                "the RendererConfig, with backend resolved")

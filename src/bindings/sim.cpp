@@ -91,14 +91,9 @@ void bind_sim(py::module_& m) {
                 s.reset_envs(flags);
             },
             py::arg("mask"))
-        .def(
-            "step",
-            [](Sim& s, const py::object& actions) {
-                set_actions(s, actions);
-                py::gil_scoped_release unlocked;
-                s.step();
-            },
-            py::arg("actions") = py::none())
+        .def("step", &Sim::step, py::call_guard<py::gil_scoped_release>(),
+             "Steps the action buffer (arrays()['actions'], which batchsim.BatchSim fills and "
+             "checks); the core checks its values too, as every step does")
         .def("arrays", [](const py::object& self) { return sim_arrays(self.cast<Sim&>(), self); })
         .def("stats", &sim_stats);
 }

@@ -1,7 +1,5 @@
 #include "bindings/sim_views.hpp"
 
-#include <cstring>
-#include <string>
 #include <vector>
 
 #include <pybind11/numpy.h>
@@ -36,20 +34,6 @@ py::array camera_columns(py::handle owner, const float* first, const Shape& shap
 }
 
 }  // namespace
-
-void set_actions(sim::BatchSim& sim, const py::object& actions) {
-    if (actions.is_none()) return;
-    const std::size_t n = sim.num_envs();
-    const auto given = py::array::ensure(actions);
-    const bool ok = given && given.ndim() == 1 && std::size_t(given.shape(0)) == n &&
-                    given.dtype().is(py::dtype::of<std::int32_t>()) &&
-                    (given.flags() & py::array::c_style);
-    BATCHSIM_CHECK(ok, InvalidArgument,
-                   str("actions: expected a C-contiguous int32 array of shape [", n, "], got ",
-                       given ? str(std::string(py::str(given.dtype())), " ", shape_of(given))
-                             : std::string(py::str(py::type::of(actions).attr("__name__")))));
-    std::memcpy(sim.actions().data(), given.data(), n * sizeof(std::int32_t));
-}
 
 py::dict sim_arrays(sim::BatchSim& sim, py::handle owner) {
     const sim::EnvState& st = sim.state();

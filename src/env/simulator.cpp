@@ -248,7 +248,7 @@ void Simulator::run_step(std::uintptr_t cuda_stream, const PendingActions* actio
 }
 
 double Simulator::take_actions(const PendingActions& actions) {
-    BATCHSIM_CHECK(actions.values != nullptr, InvalidArgument, "pending actions without values");
+    BATCHSIM_CHECK(actions.values != nullptr, Internal, "pending actions without values");
     const auto started = std::chrono::steady_clock::now();
     if (actions.wait) actions.wait();
     const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - started;
@@ -333,8 +333,10 @@ void Simulator::render(std::uintptr_t cuda_stream) {
     wait_for_views();
 }
 
+// The caller's (batchsim.Simulator refuses such calls with its own error): a call here
+// while the step's thread runs would race it.
 void Simulator::require_idle(const char* what) const {
-    BATCHSIM_CHECK(!background_.pending(), InvalidArgument,
+    BATCHSIM_CHECK(!background_.pending(), Internal,
                    str(what, " while an asynchronous step is running: call step_wait() first"));
 }
 

@@ -81,7 +81,8 @@ public:
     [[nodiscard]] const std::shared_ptr<render::BatchRenderer>& renderer() const;
 
     // Each then renders every environment's camera; `cuda_stream` as BatchRenderer::render.
-    // All throw Error(InvalidArgument) while an asynchronous step is running.
+    // None may be called while an asynchronous step is running: the caller's bug, which
+    // throws Error(Internal) (batchsim.Simulator refuses it first, as InvalidArgumentError).
     void reset(std::optional<std::uint64_t> seed, std::uintptr_t cuda_stream);
     void reset_envs(std::span<const std::uint8_t> mask, std::uintptr_t cuda_stream);
     void step(std::uintptr_t cuda_stream);

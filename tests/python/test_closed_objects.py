@@ -67,6 +67,7 @@ def test_simulator_after_close_names_the_call(procgen_dataset, cpu_context) -> N
         "stats()": sim.stats,
         "set_max_episode_geodesic()": lambda: sim.set_max_episode_geodesic(3.0),
         "depth": lambda: sim.depth,
+        "renderer": lambda: sim.renderer,
     }.items():
         _refused(call, ClosedError, f"Simulator is closed: {name} after close()")
     with pytest.raises(ClosedError, match=r"^Simulator is closed: \.reward after close\(\)$"):

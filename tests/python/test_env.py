@@ -281,3 +281,26 @@ def test_double_buffer_reaches_the_simulator_and_changes_no_observation(dataset)
         assert torch.equal(depth[0], depth[1]) and depth[0].count_nonzero() > 0
     for env in envs:
         env.close()
+
+
+def test_a_call_while_a_step_runs_gets_the_simulators_one_error(small_envs):
+    # The env has no check of its own: its calls reach the Simulator's one check, so every
+    # door raises the same InvalidArgumentError (a RuntimeError too, as the env's own was).
+    env = small_envs()
+    env.reset(seed=0)
+    ones = np.ones(env.num_envs, np.int64)
+    env.step_async(ones)
+    refusals = [
+        ("step_async()", lambda: env.step_async(ones)),
+        ("step_async()", lambda: env.step(ones)),  # env.step is step_async + step_wait
+        ("reset()", lambda: env.reset(seed=1)),
+    ]
+    for call, refused in refusals:
+        with pytest.raises(batchsim.InvalidArgumentError) as raised:
+            refused()
+        assert isinstance(raised.value, RuntimeError)
+        assert str(raised.value) == (
+            f"{call} while an asynchronous step is running: call step_wait() first"
+        )
+    obs, reward, *_ = env.step_wait()  # the step that ran, untouched by the refused calls
+    assert reward.shape == (env.num_envs,) and POINTGOAL in obs

@@ -56,6 +56,37 @@ def test_observations_are_the_renders_of_the_simulators_cameras(dataset, cpu_con
     np.testing.assert_allclose(depth, rendered_from_poses(sim, cpu_context), atol=1e-4)
 
 
+def test_the_renderer_is_a_batchsim_batchrenderer_on_the_consumer_stream(
+    dataset, cpu_context, monkeypatch
+):
+    """One renderer object whatever the door: Simulator.renderer is the batchsim.BatchRenderer
+    users make themselves (not the raw _core one, whose render() took the default stream),
+    made once, around the simulator's own renderer, and its calls ask for the stream."""
+    sim = make(dataset, cpu_context)
+    sim.reset(seed=4)
+    renderer = sim.renderer
+    assert type(renderer) is batchsim.BatchRenderer and renderer is sim.renderer
+    assert renderer.depth.data_ptr == sim.depth.data_ptr  # the simulator's views
+    poses = sim.camera_position.copy(), sim.camera_rotation.copy()
+    places = sim.resident_scene.astype(np.uint32)
+    first = np.from_dlpack(sim.depth).copy()
+    sim.step(np.full(sim.num_envs, 1))
+    assert not np.array_equal(np.from_dlpack(sim.depth), first)  # every agent moved or turned
+    asked = []
+
+    def spy(device, stream=None):
+        asked.append((device, stream))
+        return 0  # what a CPU device gets
+
+    monkeypatch.setattr(batchsim.renderer, "consumer_stream", spy)
+    renderer.render(*poses, places)  # the reset's cameras again, drawn into the sim's views
+    assert asked == [(sim.device, None)]
+    np.testing.assert_array_equal(np.from_dlpack(sim.depth), first)
+    renderer.submit(0, *poses, places, stream=0)
+    renderer.wait(0)
+    assert asked[-1] == (sim.device, 0)
+
+
 def test_step_async_matches_step(dataset, cpu_context):
     a, b = make(dataset, cpu_context, seed=1), make(dataset, cpu_context, seed=1)
     a.reset()
@@ -77,10 +108,20 @@ def test_a_running_step_blocks_other_calls(dataset, cpu_context):
     sim = make(dataset, cpu_context)
     sim.reset()
     sim.step_async(np.ones(sim.num_envs, np.int32))
-    with pytest.raises(ValueError, match="call step_wait"):
-        sim.step()
-    with pytest.raises(ValueError, match="call step_wait"):
-        sim.step_async()
+    calls = {
+        "step()": lambda: sim.step(np.full(sim.num_envs, 3)),
+        "step_async()": sim.step_async,
+        "reset()": sim.reset,
+        "reset_envs()": lambda: sim.reset_envs(np.ones(sim.num_envs, bool)),
+        "set_max_episode_geodesic()": lambda: sim.set_max_episode_geodesic(5.0),
+    }
+    for call, refused in calls.items():  # one check, one error type, whatever the call
+        with pytest.raises(batchsim.InvalidArgumentError) as raised:
+            refused()
+        assert str(raised.value) == (
+            f"{call} while an asynchronous step is running: call step_wait() first"
+        )
+    np.testing.assert_array_equal(sim.actions, np.ones(sim.num_envs))  # the step's, untouched
     sim.step_wait()
     sim.step_wait()  # nothing running: returns at once
 
@@ -145,7 +186,7 @@ def test_pending_actions_are_read_after_their_wait(dataset, cpu_context):
             assert released.wait(timeout=60)
             buffer[:] = actions
 
-        pending._core.step_async_after(buffer.ctypes.data, wait)
+        pending._core.step(pending=(buffer.ctypes.data, wait, 0), background=True)
         assert pending.stepping  # returned before the wait could finish
         released.set()
         pending.step_wait()
@@ -164,18 +205,19 @@ def test_pending_actions_out_of_range_raise_from_the_step(dataset, cpu_context):
     sim.step(np.full(sim.num_envs, 1))
     position = sim.camera_position.copy()
     bad = np.array([0, 1, 7, 1, 1, 1], np.int64)
-    sim._core.step_async_after(bad.ctypes.data, lambda: None)  # values unseen until the wait
+    # Values unseen until the wait:
+    sim._core.step(pending=(bad.ctypes.data, lambda: None, 0), background=True)
     with pytest.raises(ValueError, match=r"actions\[2\] is 7; expected 0 \(STOP\), 1 "):
         sim.step_wait()
     huge = np.array([1, 2**40, 1, 1, 1, 1], np.int64)  # no int32 wraparound to 0
     with pytest.raises(ValueError, match=rf"actions\[1\] is {2**40}; expected"):
-        sim._core.step_after(huge.ctypes.data, lambda: None)
+        sim._core.step(pending=(huge.ctypes.data, lambda: None, 0))
     np.testing.assert_array_equal(sim.actions, np.full(sim.num_envs, 1))  # left as they were
     np.testing.assert_array_equal(sim.camera_position, position)  # nothing stepped
     with pytest.raises(ZeroDivisionError):  # the wait's own error surfaces too
-        sim._core.step_after(bad.ctypes.data, lambda: 1 / 0)
-    with pytest.raises(ValueError, match="ready: expected a CUevent handle"):
-        sim._core.step_after(bad.ctypes.data, "now")
+        sim._core.step(pending=(bad.ctypes.data, lambda: 1 / 0, 0))
+    with pytest.raises(batchsim.ArgumentTypeError, match="pending"):  # neither int nor callable
+        sim._core.step(pending=(bad.ctypes.data, "now", 0))
     assert sim.last_action_wait_seconds >= 0
 
 
