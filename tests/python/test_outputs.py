@@ -1,11 +1,14 @@
 """The per-environment outputs declared once (src/sim/outputs.hpp, issue 42 item 1): the
 numpy views, Simulator.results, SimOutputs and the env's keys all follow the table; the
-generated blocks are fresh."""
+generated blocks are fresh; no output is named by hand in more than two places."""
 
 from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -107,3 +110,35 @@ def test_generated_block_check_can_fail():
     )
     with pytest.raises(SystemExit, match="outputs:fields:begin"):
         script.replace_block(text, "fields", [], Path("x"))
+
+
+def test_no_output_is_named_in_more_than_two_places():
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "count_output_places.py")],
+        capture_output=True,
+        text=True,
+    )
+    report = json.loads(run.stdout)
+    assert run.returncode == 0, report["over_limit"]
+    assert set(report["places"]) == {spec.name for spec in OUTPUTS}
+    assert all(1 <= p["count"] <= 2 for p in report["places"].values())
+
+
+def test_place_count_fails_on_a_hand_written_list(tmp_path):
+    """A copy of the tree's table plus a module that lists three outputs by hand: over."""
+    script = load_script("count_output_places")
+    for rel in script.TABLE:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text((ROOT / rel).read_text())
+    (tmp_path / "src" / "env").mkdir()
+    (tmp_path / "src" / "env" / "x.cpp").write_text(
+        'f("reward", "spl");\ng("success"); // softspl\n'
+    )
+    module = tmp_path / "python" / "batchsim" / "env.py"
+    module.parent.mkdir(parents=True)
+    module.write_text('KEYS = ["reward", "spl",\n  "softspl"]\n"""reward, spl, softspl"""\n')
+    found = script.places(tmp_path, script.table_names(ROOT))
+    assert found["reward"] == ["table", "src/env/x.cpp", "python/batchsim/env.py"]
+    assert len(found["reward"]) > script.LIMIT
+    assert found["softspl"] == ["table", "python/batchsim/env.py"]  # a comment is no place
+    assert found["success"] == ["table", "src/env/x.cpp"]
