@@ -62,6 +62,8 @@ class SimOutputs:
     """[N] float32: geodesic metres to the goal (straight-line where unreachable)."""
     collisions: np.ndarray
     """[N] int32: moves that hit a wall, this episode."""
+    geodesic_at_start: np.ndarray
+    """[N] float32: geodesic metres from the episode's start to its goal (SPL's shortest path)."""
     episode_step: np.ndarray
     """[N] int32: steps taken this episode."""
     episode_index: np.ndarray
@@ -98,6 +100,7 @@ class SimOutputFields:
     softspl: np.ndarray
     distance_to_goal: np.ndarray
     collisions: np.ndarray
+    geodesic_at_start: np.ndarray
     episode_step: np.ndarray
     episode_index: np.ndarray
     scene_index: np.ndarray

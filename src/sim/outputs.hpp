@@ -56,6 +56,8 @@ using Polar2 = std::array<float, 2>;
     X(distance_to_goal, float, InfoAll, "", Any,                                          \
       "geodesic metres to the goal (straight-line where unreachable)")                    \
     X(collisions, std::int32_t, InfoAll, "", Any, "moves that hit a wall, this episode")  \
+    X(geodesic_at_start, float, InfoAll, "", Any,                                         \
+      "geodesic metres from the episode's start to its goal (SPL's shortest path)")       \
     X(episode_step, std::int32_t, None, "", Any, "steps taken this episode")
 // NOLINTEND(bugprone-macro-parentheses)
 
