@@ -43,7 +43,7 @@ TEST_CASE("output_table: rows are unique, staged ones contiguous", "[outputs]") 
         CHECK(row.stride >= row.row_bytes());
         if (row.staged) CHECK(row.stride == row.row_bytes());
     }
-    CHECK(names.size() == 19);
+    CHECK(names.size() == 20);
 }
 
 TEST_CASE("output_table: each row reads its array", "[outputs]") {

@@ -89,6 +89,7 @@ def test_env_keys_come_from_the_table():
     assert _env_views.STEP_METRICS == {
         "distance_to_goal": "distance_to_goal",
         "collisions": "collisions",
+        "geodesic_at_start": "geodesic_at_start",
         "episode_id": "episode_index",
         "scene_id": "scene_index",
     }
@@ -142,3 +143,31 @@ def test_place_count_fails_on_a_hand_written_list(tmp_path):
     assert len(found["reward"]) > script.LIMIT
     assert found["softspl"] == ["table", "python/batchsim/env.py"]  # a comment is no place
     assert found["success"] == ["table", "src/env/x.cpp"]
+
+
+def test_geodesic_at_start_is_the_episode_start_distance(procgen_dataset):
+    """geodesic_at_start (the proof output: one table row, one line of rules) holds the
+    episode's start distance: the dataset's geodesic_distance, measured anew; distance_to_goal
+    at the start; unchanged through the episode; the ended episode's in the step it ends."""
+    root, _ = procgen_dataset
+    sim = batchsim.BatchSim(root / "pointnav" / "train", 6, seed=2, geodesic="exact")
+    reference = np.array([e.geodesic_distance for e in sim.episodes], np.float32)
+    sim.reset()
+    np.testing.assert_array_equal(sim.geodesic_at_start, sim.distance_to_goal)
+    # The procgen dataset's geodesic_distance comes from its own exact navmesh query at
+    # the same start and goal: 1 mm covers float32 path sums of tens of metres.
+    np.testing.assert_allclose(sim.geodesic_at_start, reference[sim.episode_index], atol=1e-3)
+    rng = np.random.default_rng(0)
+    ended = np.zeros(6, bool)
+    restarts = 0
+    for _ in range(80):
+        before, episode = sim.geodesic_at_start.copy(), sim.episode_index.copy()
+        sim.step(rng.choice(4, 6, p=[0.1, 0.6, 0.15, 0.15]).astype(np.int32))
+        # An episode that began in the last step (same_step autoreset) shows its own start
+        # from this step on; every other keeps its value, the ended ones included.
+        expected = np.where(ended, reference[episode], before)
+        np.testing.assert_allclose(sim.geodesic_at_start, expected, atol=1e-3)
+        np.testing.assert_array_equal(sim.geodesic_at_start[~ended], before[~ended])
+        ended = sim.terminated | sim.truncated
+        restarts += int(ended.sum())
+    assert restarts >= 3  # the autoreset case ran
