@@ -107,6 +107,10 @@ lint:
 	clang-tidy --quiet -p $(BUILD)/lint $(filter src/bindings/%.cpp,$(LINT_SOURCES))
 	$(PYTHON) -m ruff check python tests/python tests/typing benchmarks examples scripts
 	$(PYTHON) -m ruff format --check python tests/python tests/typing benchmarks examples scripts
+	# Each per-environment output named by hand in at most 2 places: its row in
+	# src/sim/outputs.hpp and the code that computes it (issue 42).
+	$(PYTHON) scripts/count_output_places.py > $(BUILD)/output-places.json \
+	  || (cat $(BUILD)/output-places.json; exit 1)
 	# The public API's types, as a user's script strictly typed sees them (tests/typing).
 	$(PYTHON) -m mypy --strict --cache-dir $(BUILD)/mypy-cache tests/typing/user_script.py
 

@@ -409,6 +409,20 @@ class EpisodeSet:
     @property
     def scene_paths(self) -> list[os.PathLike[str]]: ...
 
+class _OutputTableRow(TypedDict):
+    """A row of the C++ output table (src/sim/outputs.hpp); batchsim._outputs.OutputSpec."""
+
+    name: str
+    dtype: str
+    columns: int
+    staged: bool
+    env: str
+    env_key: str
+    range: str
+    doc: str
+
+def output_table() -> list[_OutputTableRow]: ...
+
 class BatchSim:
     def __init__(self, config: SimConfig, episodes: EpisodeSet) -> None: ...
     @property

@@ -4,29 +4,26 @@ autoreset modes. The env (batchsim.env) owns the stepping and the gymnasium API.
 
 from __future__ import annotations
 
-import math
-
 import gymnasium as gym
 import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
+from batchsim._outputs import env_outputs
 from batchsim.simulator import Simulator
 
-POINTGOAL = "pointgoal_with_gps_compass"
-EPISODE_METRICS = ("success", "spl", "softspl")
-STEP_METRICS = {  # info key: Simulator.results key
-    "distance_to_goal": "distance_to_goal",
-    "collisions": "collisions",
-    "episode_id": "episode_index",
-    "scene_id": "scene_index",
-}
+# The env's keys, from the output table (batchsim._outputs): env key -> Simulator.results key.
+OBSERVED = {spec.env_key: spec.name for spec in env_outputs("observation")}
+# The one observation output; the Simulator keeps its value before the autoreset as "final_".
+(POINTGOAL,) = OBSERVED
+EPISODE_METRICS = {spec.env_key: spec.name for spec in env_outputs("info_ended")}
+STEP_METRICS = {spec.env_key: spec.name for spec in env_outputs("info")}
+# step()'s own return after the observations, in gymnasium's order (reward, then the flags).
+STEP_RETURNS = tuple(spec.env_key for spec in env_outputs("step"))
 _RESULTS = {  # env key: Simulator.results key, for what is neither a view nor a metric
-    POINTGOAL: "pointgoal",
-    "reward": "reward",
-    "terminated": "terminated",
-    "truncated": "truncated",
-    "final_" + POINTGOAL: "final_pointgoal",
+    **OBSERVED,
+    **{spec.env_key: spec.name for spec in env_outputs("step")},
+    "final_" + POINTGOAL: "final_" + OBSERVED[POINTGOAL],
 }
 
 
@@ -60,7 +57,7 @@ def visual_observations(sim: Simulator, final: bool = False) -> dict[str, torch.
 def result_tensors(sim: Simulator) -> dict[str, torch.Tensor]:
     """The Simulator's per-environment results as torch tensors without a copy, by the env's
     names (pointgoal, reward, flags, info's metrics)."""
-    names = {**_RESULTS, **{name: name for name in EPISODE_METRICS}, **STEP_METRICS}
+    names = {**_RESULTS, **EPISODE_METRICS, **STEP_METRICS}
     results = sim.results
     return {key: torch.from_dlpack(results[name]) for key, name in names.items() if name in results}
 
@@ -73,9 +70,12 @@ def observation_space(sim: Simulator) -> gym.spaces.Dict:
         spaces["depth"] = gym.spaces.Box(0.0, np.inf, (1, height, width), np.float32)
     if "rgb" in sim.sensors:
         spaces["rgb"] = gym.spaces.Box(0, 255, (3, height, width), np.uint8)
-    spaces[POINTGOAL] = gym.spaces.Box(
-        np.float32([0.0, -math.pi]), np.float32([np.inf, math.pi]), (2,), np.float32
-    )
+    for spec in env_outputs("observation"):
+        low, high = spec.bounds
+        dtype = np.dtype(spec.dtype)
+        spaces[spec.env_key] = gym.spaces.Box(
+            np.array(low, dtype), np.array(high, dtype), (spec.columns,), dtype=dtype
+        )
     return gym.spaces.Dict(spaces)
 
 

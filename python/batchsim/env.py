@@ -8,9 +8,10 @@ Observations are a dict of torch tensors on the env's device: ``depth`` [N, 1, H
 float32 and ``rgb`` [N, 3, H, W] uint8 (a view of the renderer's [N, H, W, 4] output: no
 copy) as asked for by ``sensors``, and ``pointgoal_with_gps_compass`` [N, 2] float32.
 Rewards, flags and ``info`` are tensors on the same device; ``info`` follows gymnasium's
-vector convention, each key with a ``_key`` mask of the environments it holds for:
-success, spl and softspl for the episodes that ended this step; distance_to_goal,
-collisions, episode_id and scene_id for every environment.
+vector convention, each key with a ``_key`` mask of the environments it holds for: the
+episode measures for the episodes that ended this step, the step's metrics and ids for
+every environment, as the C++ output table declares them (src/sim/outputs.hpp; docs/env.md
+lists the keys).
 
 Array modes (``array=``): "torch", the default, returns the tensors above, zero-copy.
 "numpy" returns the same outputs as fresh host numpy arrays (a copy per key each step, never
@@ -75,6 +76,7 @@ from batchsim._env_views import (
     EPISODE_METRICS,
     POINTGOAL,
     STEP_METRICS,
+    STEP_RETURNS,
     observation_space,
     parse_autoreset_mode,
     result_tensors,
@@ -253,7 +255,7 @@ class BatchNavEnv(gym.vector.VectorEnv):
         if final_obs is not None:
             info |= {"final_info": _final_info(info, ended), "_final_info": ended}
             info |= {"final_obs": final_obs, "_final_obs": ended}
-        out = self._out((obs, results["reward"], results["terminated"], results["truncated"]))
+        out = self._out((obs, *(results[key] for key in STEP_RETURNS)))
         info = self._out(info)
         if final_obs is not None:  # gymnasium's layout: one observation per environment
             info["final_obs"] = per_env_observations(info["final_obs"], host_ended)

@@ -30,10 +30,13 @@ from batchsim.options import SimConfig, TaskConfig, sim_config
 @dataclasses.dataclass(frozen=True)
 class SimOutputs:
     """The simulator's persistent arrays (index = environment), rewritten in place by every
-    reset and step. All are read-only views but ``actions``."""
+    reset and step. All are read-only views but ``actions``. The fields after ``actions`` are
+    the C++ output table's rows (src/sim/outputs.hpp, ``batchsim._outputs.OUTPUTS``), written
+    here by scripts/output_table.py so that type checkers see them."""
 
     actions: np.ndarray
     """[N] int32: what ``step()`` applies (0 STOP, 1 MOVE_FORWARD, 2 TURN_LEFT, 3 TURN_RIGHT)."""
+    # outputs:fields:begin (scripts/output_table.py --write; from src/sim/outputs.hpp)
     position: np.ndarray
     """[N, 3] float32: the agent on the navmesh (m, y up)."""
     rotation: np.ndarray
@@ -49,16 +52,18 @@ class SimOutputs:
     truncated: np.ndarray
     """[N] bool: the episode reached max_episode_steps."""
     success: np.ndarray
-    """[N] float32: Habitat's measure, of the episode that just ended where terminated or
-    truncated, else running."""
+    """[N] float32: Habitat's measure, of the episode that just ended where terminated or truncated,
+    else running."""
     spl: np.ndarray
     """[N] float32: as success."""
     softspl: np.ndarray
     """[N] float32: as success."""
     distance_to_goal: np.ndarray
-    """[N] float32: geodesic metres to the goal."""
+    """[N] float32: geodesic metres to the goal (straight-line where unreachable)."""
     collisions: np.ndarray
     """[N] int32: moves that hit a wall, this episode."""
+    geodesic_at_start: np.ndarray
+    """[N] float32: geodesic metres from the episode's start to its goal (SPL's shortest path)."""
     episode_step: np.ndarray
     """[N] int32: steps taken this episode."""
     episode_index: np.ndarray
@@ -72,7 +77,8 @@ class SimOutputs:
     camera_position: np.ndarray
     """[N, 3] float32: the renderer's camera, camera_height above the agent."""
     camera_rotation: np.ndarray
-    """[N, 4] float32."""
+    """[N, 4] float32: the camera's orientation (x, y, z, w)."""
+    # outputs:fields:end
 
 
 class SimOutputFields:
@@ -81,6 +87,7 @@ class SimOutputFields:
 
     outputs: SimOutputs
     actions: np.ndarray
+    # outputs:names:begin (scripts/output_table.py --write; from src/sim/outputs.hpp)
     position: np.ndarray
     rotation: np.ndarray
     goal: np.ndarray
@@ -93,6 +100,7 @@ class SimOutputFields:
     softspl: np.ndarray
     distance_to_goal: np.ndarray
     collisions: np.ndarray
+    geodesic_at_start: np.ndarray
     episode_step: np.ndarray
     episode_index: np.ndarray
     scene_index: np.ndarray
@@ -100,6 +108,7 @@ class SimOutputFields:
     active: np.ndarray
     camera_position: np.ndarray
     camera_rotation: np.ndarray
+    # outputs:names:end
 
 
 for _field in dataclasses.fields(SimOutputs):

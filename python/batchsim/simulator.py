@@ -237,10 +237,9 @@ class Simulator(SimOutputFields):
     def results(self) -> dict[str, _core.Tensor]:
         """The per-environment results as batchsim.Tensor objects on the views' device (no
         copy per step: the render submission writes them, in stream order with the views):
-        pointgoal [N, 2], reward, success, spl, softspl, distance_to_goal float32;
-        terminated, truncated bool; collisions, episode_step, scene_index int32;
-        episode_index int64; with final_views, final_pointgoal [N, 2]. The host arrays of
-        the same names (``outputs``) hold the same values."""
+        the outputs the C++ table stages (docs/sim.md's table; ``batchsim._outputs.OUTPUTS``
+        where ``staged``) and, with final_views, final_pointgoal [N, 2] float32. The host
+        arrays of the same names (``outputs``) hold the same values."""
         return self._core.results
 
     @property

@@ -96,6 +96,10 @@ void bind_sim(py::module_& m) {
              "checks); the core checks its values too, as every step does")
         .def("arrays", [](const py::object& self) { return sim_arrays(self.cast<Sim&>(), self); })
         .def("stats", &sim_stats);
+    m.def("output_table", &output_table,
+          "The per-environment outputs, declared once in C++ (src/sim/outputs.hpp): a dict per "
+          "output (name, dtype, columns, staged, env, env_key, range, doc), in the order of "
+          "BatchSim.arrays()");
 }
 
 }  // namespace batchsim::bindings

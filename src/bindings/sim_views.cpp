@@ -5,6 +5,7 @@
 #include <pybind11/numpy.h>
 
 #include "bindings/arrays.hpp"
+#include "sim/outputs.hpp"
 
 namespace py = pybind11;
 
@@ -13,22 +14,16 @@ namespace {
 
 using Shape = std::vector<py::ssize_t>;
 
-// A read-only numpy view of `data` that keeps `owner` alive.
-template <typename T>
-py::array view(py::handle owner, const T* data, const Shape& shape) {
-    py::array out(py::dtype::of<T>(), shape, data, owner);
-    out.attr("flags").attr("writeable") = false;
-    return out;
-}
-
-py::array bool_view(py::handle owner, const std::uint8_t* data, py::ssize_t n) {
-    return view(owner, data, {n}).attr("view")("bool");
-}
-
-// Fields of the renderer's CameraPose records, as a strided view.
-py::array camera_columns(py::handle owner, const float* first, const Shape& shape) {
-    const Shape strides{sizeof(gpu::CameraPose), sizeof(float)};
-    py::array out(py::dtype::of<float>(), shape, strides, first, owner);
+// A read-only numpy view of `row`'s values, [N] or [N, columns], that keeps `owner` alive.
+py::array row_view(const sim::BatchSim& sim, const sim::OutputRow& row, py::handle owner) {
+    const auto n = py::ssize_t(sim.num_envs());
+    const auto stride = py::ssize_t(row.stride);
+    const auto value_bytes = py::ssize_t(row.row_bytes() / std::size_t(row.columns));
+    const bool vector = row.columns == 1;
+    const Shape shape = vector ? Shape{n} : Shape{n, row.columns};
+    const Shape strides = vector ? Shape{stride} : Shape{stride, value_bytes};
+    py::array out(py::dtype(std::string(sim::name_of(row.element))), shape, strides, row.first(sim),
+                  owner);
     out.attr("flags").attr("writeable") = false;
     return out;
 }
@@ -36,32 +31,31 @@ py::array camera_columns(py::handle owner, const float* first, const Shape& shap
 }  // namespace
 
 py::dict sim_arrays(sim::BatchSim& sim, py::handle owner) {
-    const sim::EnvState& st = sim.state();
-    const sim::StepOutputs& o = sim.outputs();
     const auto n = py::ssize_t(sim.num_envs());
     py::dict d;
-    // The one writable array: callers write actions in place.
+    // The one writable array, the step's input: callers write actions in place.
     d["actions"] = py::array(py::dtype::of<std::int32_t>(), Shape{n}, sim.actions().data(), owner);
-    d["position"] = view(owner, st.position.data()->data(), {n, 3});
-    d["rotation"] = view(owner, st.rotation.data()->data(), {n, 4});
-    d["goal"] = view(owner, st.goal.data()->data(), {n, 3});
-    d["episode_index"] = view(owner, st.episode.data(), {n});
-    d["scene_index"] = view(owner, st.scene.data(), {n});
-    d["resident_scene"] = view(owner, st.resident.data(), {n});
-    d["active"] = bool_view(owner, st.active.data(), n);
-    d["pointgoal"] = view(owner, o.pointgoal.data()->data(), {n, 2});
-    d["reward"] = view(owner, o.reward.data(), {n});
-    d["terminated"] = bool_view(owner, o.terminated.data(), n);
-    d["truncated"] = bool_view(owner, o.truncated.data(), n);
-    d["success"] = view(owner, o.success.data(), {n});
-    d["spl"] = view(owner, o.spl.data(), {n});
-    d["softspl"] = view(owner, o.softspl.data(), {n});
-    d["distance_to_goal"] = view(owner, o.distance_to_goal.data(), {n});
-    d["collisions"] = view(owner, o.collisions.data(), {n});
-    d["episode_step"] = view(owner, o.episode_step.data(), {n});
-    d["camera_position"] = camera_columns(owner, &o.camera.data()->x, {n, 3});
-    d["camera_rotation"] = camera_columns(owner, &o.camera.data()->qx, {n, 4});
+    for (const sim::OutputRow& row : sim::output_table())
+        d[py::str(std::string(row.name))] = row_view(sim, row, owner);
     return d;
+}
+
+// The rows of sim::output_table() as dicts, for the Python layer (batchsim._outputs).
+py::list output_table() {
+    py::list rows;
+    for (const sim::OutputRow& row : sim::output_table()) {
+        py::dict d;
+        d["name"] = std::string(row.name);
+        d["dtype"] = std::string(sim::name_of(row.element));
+        d["columns"] = row.columns;
+        d["staged"] = row.staged;
+        d["env"] = std::string(sim::name_of(row.env));
+        d["env_key"] = std::string(row.env_key.empty() ? row.name : row.env_key);
+        d["range"] = std::string(sim::name_of(row.range));
+        d["doc"] = std::string(row.doc);
+        rows.append(d);
+    }
+    return rows;
 }
 
 py::dict sim_stats(const sim::BatchSim& sim) {

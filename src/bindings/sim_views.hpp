@@ -12,5 +12,7 @@ namespace batchsim::bindings {
 // keeps the BatchSim alive).
 pybind11::dict sim_arrays(sim::BatchSim& sim, pybind11::handle owner);
 pybind11::dict sim_stats(const sim::BatchSim& sim);
+// sim::output_table(), a dict per row: name, dtype, columns, staged, env, env_key, range, doc.
+pybind11::list output_table();
 
 }  // namespace batchsim::bindings

@@ -9,6 +9,7 @@
 #include "core/check.hpp"
 #include "core/strings.hpp"
 #include "env/memory_plan.hpp"
+#include "sim/outputs.hpp"
 #include "sim/scene_loader.hpp"
 #include "vk/device.hpp"
 #include "vk/sync.hpp"
@@ -101,27 +102,27 @@ void record_copy(VkCommandBuffer commands, const device::PersistentTensor& from,
     vkCmdCopyBuffer(commands, from.vk_buffer(), to.vk_buffer(), 1, &region);
 }
 
-// What results() holds: the outputs the env and trainers read per environment.
+device::DType dtype_of(sim::Element element) {
+    switch (element) {
+        case sim::Element::Float32: return device::DType::Float32;
+        case sim::Element::Int32: return device::DType::Int32;
+        case sim::Element::Int64: return device::DType::Int64;
+        case sim::Element::Bool: return device::DType::Bool;
+    }
+    return device::DType::UInt8;
+}
+
+// What results() holds: the staged rows of sim::output_table(), and the pointgoals before the
+// autoreset where final_views keeps them.
 std::vector<ResultSource> result_sources(const sim::BatchSim& sim,
                                          const std::vector<std::array<float, 2>>& final_pointgoal) {
-    using device::DType;
-    const sim::StepOutputs& o = sim.outputs();
-    const sim::EnvState& st = sim.state();
-    std::vector<ResultSource> sources{
-        {"pointgoal", DType::Float32, 2, o.pointgoal.data()},
-        {"reward", DType::Float32, 1, o.reward.data()},
-        {"terminated", DType::Bool, 1, o.terminated.data()},
-        {"truncated", DType::Bool, 1, o.truncated.data()},
-        {"success", DType::Float32, 1, o.success.data()},
-        {"spl", DType::Float32, 1, o.spl.data()},
-        {"softspl", DType::Float32, 1, o.softspl.data()},
-        {"distance_to_goal", DType::Float32, 1, o.distance_to_goal.data()},
-        {"collisions", DType::Int32, 1, o.collisions.data()},
-        {"episode_step", DType::Int32, 1, o.episode_step.data()},
-        {"episode_index", DType::Int64, 1, st.episode.data()},
-        {"scene_index", DType::Int32, 1, st.scene.data()}};
+    std::vector<ResultSource> sources;
+    for (const sim::OutputRow& row : sim::output_table())
+        if (row.staged)
+            sources.push_back(
+                {std::string(row.name), dtype_of(row.element), row.columns, row.first(sim)});
     if (!final_pointgoal.empty())
-        sources.push_back({"final_pointgoal", DType::Float32, 2, final_pointgoal.data()});
+        sources.push_back({"final_pointgoal", device::DType::Float32, 2, final_pointgoal.data()});
     return sources;
 }
 

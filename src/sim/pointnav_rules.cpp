@@ -76,6 +76,7 @@ bool write_metrics(const EnvState& s, std::size_t i, float distance, bool stop_c
     out.softspl[i] = soft_progress(s.start_distance[i], distance) * efficiency;
     out.distance_to_goal[i] = distance;
     out.collisions[i] = s.collisions[i];
+    out.geodesic_at_start[i] = s.start_distance[i];
     out.episode_step[i] = s.steps[i];
     return success;
 }

@@ -21,17 +21,10 @@ EnvState::EnvState(std::size_t n)
       camera_height(n),
       corridor(n) {}
 
-StepOutputs::StepOutputs(std::size_t n)
-    : pointgoal(n),
-      reward(n),
-      terminated(n),
-      truncated(n),
-      success(n),
-      spl(n),
-      softspl(n),
-      distance_to_goal(n),
-      collisions(n),
-      episode_step(n),
-      camera(n) {}
+StepOutputs::StepOutputs(std::size_t n) : camera(n) {
+#define BATCHSIM_SIZE_OUTPUT(name, ...) name.resize(n);
+    BATCHSIM_STEP_OUTPUTS(BATCHSIM_SIZE_OUTPUT)
+#undef BATCHSIM_SIZE_OUTPUT
+}
 
 }  // namespace batchsim::sim

@@ -10,6 +10,7 @@
 #include "core/random.hpp"
 #include "nav/goal_corridor.hpp"
 #include "shared.h"
+#include "sim/outputs.hpp"
 #include "sim/pose.hpp"
 
 namespace batchsim::sim {
@@ -42,17 +43,12 @@ struct EnvState {
 // ended in this step (SameStep autoreset), reward, flags and metrics are the ended
 // episode's, while the observation and camera already show the next episode's start.
 struct StepOutputs {
-    std::vector<std::array<float, 2>> pointgoal;  // [N, 2] float32: distance (m), angle (rad)
-    std::vector<float> reward;                    // [N] float32
-    std::vector<std::uint8_t> terminated;         // [N] bool: STOP called
-    std::vector<std::uint8_t> truncated;          // [N] bool: step limit reached
-    std::vector<float> success;                   // [N] float32, 0 or 1
-    std::vector<float> spl;                       // [N] float32
-    std::vector<float> softspl;                   // [N] float32
-    std::vector<float> distance_to_goal;          // [N] float32, metres
-    std::vector<std::int32_t> collisions;         // [N] int32, this episode
-    std::vector<std::int32_t> episode_step;       // [N] int32, steps taken this episode
-    std::vector<gpu::CameraPose> camera;          // [N] for the renderer
+    // pointgoal, reward, flags, metrics: std::vector<type> name; per row of
+    // BATCHSIM_STEP_OUTPUTS (sim/outputs.hpp), which documents each.
+#define BATCHSIM_DECLARE_OUTPUT(name, type, ...) std::vector<type> name;
+    BATCHSIM_STEP_OUTPUTS(BATCHSIM_DECLARE_OUTPUT)
+#undef BATCHSIM_DECLARE_OUTPUT
+    std::vector<gpu::CameraPose> camera;  // [N] for the renderer
 
     explicit StepOutputs(std::size_t n);
 };

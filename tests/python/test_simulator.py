@@ -231,6 +231,7 @@ RESULT_DTYPES = {
     "softspl": np.float32,
     "distance_to_goal": np.float32,
     "collisions": np.int32,
+    "geodesic_at_start": np.float32,
     "episode_step": np.int32,
     "episode_index": np.int64,
     "scene_index": np.int32,
