@@ -362,7 +362,7 @@ def make_env_halves(
     """Two BatchNavEnv of num_envs / 2 environments for double-buffered stepping (module
     docstring); the second half's seed is seed + 1. Both share one context made on
     ``device=`` (one Vulkan queue renders them in turn and their host steps take turns, so
-    one half simulates while the other renders: benchmarks/RESULTS.md), or the ``context=``
+    one half simulates while the other renders), or the ``context=``
     given; ``shared_context=False`` makes each half its own."""
     num_envs = check_integer("num_envs", num_envs, 2, 2**31 - 1)
     if num_envs % 2:

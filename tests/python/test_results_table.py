@@ -26,7 +26,6 @@ NO_JSON = re.compile(r'^none kept: LOG\.md, "([^"]+)"$')
 # Code that still cites the notebook in files other helpers own (issue 42, item 4): the lead
 # removes those citations at merge, then empties this set.
 CITING_ELSEWHERE = {
-    "python/batchsim/env.py",
     "src/env/step_results.hpp",
 }
 
