@@ -8,6 +8,8 @@ episode steps and indices, resident places, cameras). Run it with two builds on 
 datasets and compare the lines:
 
     PYTHONPATH=python python3 scripts/sim_hash.py /tmp/v7s /tmp/nav100
+
+Where one build has an output the other lacks, leave it out of both: ``--skip NAME``.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def run_hash(dataset, geodesic: str, mix: str, args: argparse.Namespace) -> str:
     for row in actions:
         sim.step(row)
         for field in dataclasses.fields(sim.outputs):
-            if field.name not in INPUTS:
+            if field.name not in INPUTS and field.name not in args.skip:
                 array = getattr(sim.outputs, field.name)
                 digest.update(np.ascontiguousarray(array).tobytes())
     digest.update(str(sim.stats()["unreachable"]).encode())
@@ -58,6 +60,13 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--scenes-resident", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--skip",
+        nargs="*",
+        default=[],
+        metavar="OUTPUT",
+        help="outputs left out of the hash: those one of the two builds lacks",
+    )
     args = parser.parse_args()
     for folder in args.data:
         dataset = load_pointnav(folder / "pointnav" / "train")

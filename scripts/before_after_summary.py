@@ -1,0 +1,58 @@
+"""The before/after table of scripts/gpu-before-after.sh: for each benchmark figure, the
+median over rounds of each build and the after/before ratio, printed as JSON.
+
+    python3 scripts/before_after_summary.py OUTDIR
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def figures(name: str, record: dict) -> dict[str, float]:
+    """The headline figures of one benchmark record, by a name that says what each is."""
+    if name == "train":
+        return {"train frames/s": record["frames_per_s_median"]}
+    out = {}
+    for row in record["results"]:
+        if name == "env":
+            n = f"{row['num_envs']} {row['actions']}"
+            out[f"env.step frames/s N={n}"] = row["env"]["frames_per_s"]
+            out[f"Simulator.step frames/s N={n}"] = row["simulator"]["frames_per_s"]
+        elif name == "sim":
+            key = f"BatchSim.step env-steps/s N={row['num_envs']} T={row['threads']}"
+            out[f"{key} {row['geodesic']} {row['actions']}"] = row["env_steps_per_s"]
+    return out
+
+
+def summary(folder: Path) -> dict[str, dict]:
+    """{figure: {before: [..], after: [..], before_median, after_median, ratio}}."""
+    table: dict[str, dict] = {}
+    for path in sorted(folder.glob("*_*_*.json")):
+        build, name, _round = path.stem.split("_", 2)
+        if build not in ("before", "after"):
+            continue
+        for figure, value in figures(name, json.loads(path.read_text())).items():
+            table.setdefault(figure, {"before": [], "after": []})[build].append(value)
+    for row in table.values():
+        for build in ("before", "after"):
+            row[f"{build}_median"] = statistics.median(row[build]) if row[build] else None
+        if row["before_median"] and row["after_median"]:
+            row["ratio"] = round(row["after_median"] / row["before_median"], 4)
+    return table
+
+
+def main() -> int:
+    folder = Path(sys.argv[1])
+    table = summary(folder)
+    text = json.dumps(table, indent=1)
+    (folder / "summary.json").write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
