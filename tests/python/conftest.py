@@ -84,6 +84,35 @@ def three_scene_split(procgen_dataset, tmp_path_factory):
     return out / "pointnav" / "all"
 
 
+# The demo preset shrunk to a training run of seconds on the CPU: 2 updates of 32 frames.
+TINY_TRAINING = {
+    "sim.num_envs": 4,
+    "render.width": 16,
+    "render.height": 16,
+    "rollout_steps": 8,
+    "hidden_size": 32,
+    "total_frames": 64,
+    "device": "cpu",
+    "sim.num_threads": 1,
+}
+
+
+@pytest.fixture(scope="session")
+def tiny_train_config(procgen_dataset):
+    """config(log_dir, **fields): a TrainConfig of the demo preset with TINY_TRAINING, on the
+    cached dataset's train split, logging to log_dir; `fields` override any of it (dotted
+    paths as **{"sim.seed": 5})."""
+    from batchsim.train.presets import make_config
+
+    split = procgen_dataset[0] / "pointnav" / "train" / "train.json.gz"
+
+    def config(log_dir, **fields):
+        overrides = {"dataset": split, **TINY_TRAINING, "log_dir": log_dir, **fields}
+        return make_config("demo", overrides=[f"{k}={v}" for k, v in overrides.items()])
+
+    return config
+
+
 @pytest.fixture
 def run_example():
     """Runs examples/<name> with arguments in a fresh interpreter; returns its stdout."""
