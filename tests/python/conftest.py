@@ -98,16 +98,20 @@ TINY_TRAINING = {
 
 
 @pytest.fixture(scope="session")
-def tiny_train_config(procgen_dataset):
-    """config(log_dir, **fields): a TrainConfig of the demo preset with TINY_TRAINING, on the
-    cached dataset's train split, logging to log_dir; `fields` override any of it (dotted
-    paths as **{"sim.seed": 5})."""
+def train_split(procgen_dataset):
+    """The cached dataset's train split, as its episodes file."""
+    return procgen_dataset[0] / "pointnav" / "train" / "train.json.gz"
+
+
+@pytest.fixture(scope="session")
+def tiny_train_config(train_split):
+    """config(log_dir, **fields): a TrainConfig of the demo preset with TINY_TRAINING, on
+    train_split, logging to log_dir; `fields` override any of it (dotted paths as
+    **{"sim.seed": 5})."""
     from batchsim.train.presets import make_config
 
-    split = procgen_dataset[0] / "pointnav" / "train" / "train.json.gz"
-
     def config(log_dir, **fields):
-        overrides = {"dataset": split, **TINY_TRAINING, "log_dir": log_dir, **fields}
+        overrides = {"dataset": train_split, **TINY_TRAINING, "log_dir": log_dir, **fields}
         return make_config("demo", overrides=[f"{k}={v}" for k, v in overrides.items()])
 
     return config

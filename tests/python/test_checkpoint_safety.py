@@ -34,17 +34,11 @@ from batchsim.train.snapshots import list_snapshots, read_counters  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def split(procgen_dataset):
-    root, _ = procgen_dataset
-    return root / "pointnav" / "train" / "train.json.gz"
-
-
-@pytest.fixture(scope="module")
-def tiny_config(tiny_train_config, split):
+def tiny_config(tiny_train_config, train_split):
     """This file's tiny runs (conftest's tiny_train_config) validate on their train split and
     take no snapshot but the first and the last."""
     return lambda log_dir, **fields: tiny_train_config(
-        log_dir, **{"val_dataset": split, "snapshot_every_s": 1000, **fields}
+        log_dir, **{"val_dataset": train_split, "snapshot_every_s": 1000, **fields}
     )
 
 
@@ -72,15 +66,15 @@ def _not_checkpoints(folder: Path, good: bytes) -> dict[str, Path]:
 
 
 def test_a_file_that_is_no_checkpoint_raises_format_error_naming_it(
-    run_dir, split, tiny_config, tmp_path, capsys
+    run_dir, train_split, tiny_config, tmp_path, capsys
 ):
     good = (run_dir / CHECKPOINT).read_bytes()
     for name, path in _not_checkpoints(tmp_path, good).items():
         for load in (read_checkpoint, load_policy):
             with pytest.raises(FormatError, match=str(path)):
                 load(path)
-        assert main(["eval", "--checkpoint", str(path), "--split", str(split)]) == 2, name
-        assert main(["video", "--checkpoint", str(path), "--split", str(split)]) == 2, name
+        assert main(["eval", "--checkpoint", str(path), "--split", str(train_split)]) == 2, name
+        assert main(["video", "--checkpoint", str(path), "--split", str(train_split)]) == 2, name
         errors = capsys.readouterr().err
         assert errors.count(f"checkpoint {path}") == 2, errors
         assert "Traceback" not in errors
