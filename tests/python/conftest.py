@@ -104,17 +104,27 @@ def train_split(procgen_dataset):
 
 
 @pytest.fixture(scope="session")
-def tiny_train_config(train_split):
-    """config(log_dir, **fields): a TrainConfig of the demo preset with TINY_TRAINING, on
-    train_split, logging to log_dir; `fields` override any of it (dotted paths as
+def tiny_train_overrides(train_split):
+    """overrides(log_dir, **fields): TINY_TRAINING on train_split, logging to log_dir, as
+    `batchsim train`'s KEY=VALUE words; `fields` override any of it (dotted paths as
     **{"sim.seed": 5})."""
+
+    def overrides(log_dir, **fields):
+        tiny = {"dataset": train_split, **TINY_TRAINING, "log_dir": log_dir, **fields}
+        return [f"{k}={v}" for k, v in tiny.items()]
+
+    return overrides
+
+
+@pytest.fixture(scope="session")
+def tiny_train_config(tiny_train_overrides):
+    """config(log_dir, **fields): the TrainConfig of the demo preset with
+    tiny_train_overrides(log_dir, **fields)."""
     from batchsim.train.presets import make_config
 
-    def config(log_dir, **fields):
-        overrides = {"dataset": train_split, **TINY_TRAINING, "log_dir": log_dir, **fields}
-        return make_config("demo", overrides=[f"{k}={v}" for k, v in overrides.items()])
-
-    return config
+    return lambda log_dir, **fields: make_config(
+        "demo", overrides=tiny_train_overrides(log_dir, **fields)
+    )
 
 
 @pytest.fixture
