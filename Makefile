@@ -118,9 +118,10 @@ format:
 	clang-format -i $(LINT_SOURCES) shaders/shared.h
 	$(PYTHON) -m ruff format python tests/python tests/typing benchmarks examples scripts
 
-# API reference (HTML) of the installed package from its docstrings, with _core.pyi's types
-# for batchsim._core; `make setup` installs the package. pdoc (the `docs` extra) is installed
-# when missing. docs-check then fails on a broken relative link or #anchor in the pages.
+# API reference (HTML) of the installed package from its docstrings, with the types of
+# _core.pyi and _core_options.pyi for batchsim._core; `make setup` installs the package. pdoc
+# (the `docs` extra) is installed when missing. docs-check then fails on a broken relative
+# link or #anchor in the pages.
 DOCS ?= $(BUILD)/docs
 docs:
 	$(PYTHON) -c "import pdoc" 2>/dev/null \

@@ -3,14 +3,17 @@
     python3 scripts/build_docs.py build/docs
 
 Every public module is listed explicitly: pdoc on its own follows only the submodules a
-package names in __all__. Types of batchsim._core come from its stub, _core.pyi. Nothing
-here opens a Vulkan device, so it runs on machines without a GPU.
+package names in __all__. Types of batchsim._core come from its stubs, _core.pyi and the
+_core_options.pyi it imports. Nothing here opens a Vulkan device, so it runs on machines
+without a GPU.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.machinery
+import importlib.util
 import pkgutil
 import shutil
 import sys
@@ -41,6 +44,20 @@ def resolve_lazy_names(module_name: str) -> None:
             setattr(module, name, getattr(module, name))
 
 
+def load_stub_modules(package: str) -> None:
+    """pdoc executes _core.pyi, which assigns the option types of _core_options.pyi, a stub
+    with no module behind it: each such stub is loaded first, as the module its name says."""
+    root = Path(importlib.import_module(package).__file__).parent
+    for stub in sorted(root.glob("*.pyi")):
+        name = f"{package}.{stub.stem}"
+        if importlib.util.find_spec(name) is not None:
+            continue  # a real module: pdoc applies its stub itself
+        loader = importlib.machinery.SourceFileLoader(name, str(stub))
+        module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+        loader.exec_module(module)
+        sys.modules[name] = module
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="output folder (replaced)")
@@ -48,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     modules = public_modules(args.package)
     resolve_lazy_names(args.package)
+    load_stub_modules(args.package)
     shutil.rmtree(args.out, ignore_errors=True)
     # A package's spec also adds the submodules it lists; listing them again is harmless.
     warnings.filterwarnings("ignore", message=r"The module specification .* already been added")

@@ -72,21 +72,7 @@ eval)
     tests/python/test_train_value_norm.py -k "cuda" 2>&1 | tail -n 5
   ;;
 bench)
-  bench="python3 -m batchsim bench train --preset pointnav-depth --warmup 5 --updates 15"
-  bench+=" dataset=$d1k/pointnav/train"
-  $bench --out "$out/bench_4gpu.json" > "$out/bench_4gpu.log" 2>&1
-  $bench --gpus 1 --out "$out/bench_1gpu.json" > "$out/bench_1gpu.log" 2>&1
-  $bench --out "$out/bench_pair_a.json" > "$out/bench_pair_a.log" 2>&1 &
-  $bench --out "$out/bench_pair_b.json" > "$out/bench_pair_b.log" 2>&1
-  wait
-  python3 - "$out" <<'EOF'
-import json, sys, pathlib
-for name in ("4gpu", "1gpu", "pair_a", "pair_b"):
-    path = pathlib.Path(sys.argv[1], f"bench_{name}.json")
-    if path.exists():
-        r = json.loads(path.read_text())
-        print(name, r["ranks"], r["sim_threads_per_rank"], round(r["frames_per_s_median"]))
-EOF
+  bash scripts/gpu-train-bench.sh "$d1k/pointnav/train" "$out"
   ;;
 *)
   echo "unknown phase $phase" >&2; exit 2

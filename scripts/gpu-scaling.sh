@@ -20,17 +20,7 @@ case $phase in
 setup)
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc
   time python3 -m batchsim procgen --out "$data" --num-scenes 1000 --seed 0 --no-glb
-  bench="python3 -m batchsim bench train --preset pointnav-depth --warmup 5 --updates 15"
-  bench+=" dataset=$data/pointnav/train"
-  $bench --out "$out/bench_4gpu.json" > "$out/bench_4gpu.log" 2>&1
-  $bench --gpus 1 --out "$out/bench_1gpu.json" > "$out/bench_1gpu.log" 2>&1
-  $bench --out "$out/bench_pair_a.json" > "$out/bench_pair_a.log" 2>&1 &
-  $bench --out "$out/bench_pair_b.json" > "$out/bench_pair_b.log" 2>&1
-  wait
-  for name in 4gpu 1gpu pair_a pair_b; do
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r['ranks'], \
-r['sim_threads_per_rank'], round(r['frames_per_s_median']))" "$out/bench_$name.json" "$name"
-  done
+  bash scripts/gpu-train-bench.sh "$data/pointnav/train" "$out"
   ;;
 train)
   # total_frames: the cosine ends near 15 minutes at ~1.5M frames/s.

@@ -1,21 +1,29 @@
 """Type stubs for batchsim._core, the pybind11 extension (src/bindings/*.cpp), written by
 hand and checked against the module by tests/python/test_core_stubs.py (names and parameter
 names must match). Arguments are typed as what the bindings accept (pybind11 converts
-array-likes and path-likes); results as what they return. Only Tensor.torch needs torch."""
+array-likes and path-likes); results as what they return. Only Tensor.torch needs torch.
+The option value types (TaskConfig, SimConfig, ...) are in _core_options.pyi, assigned here."""
 
 # pdoc executes this file to read its types: annotations must not be evaluated then.
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, overload
+from typing import Any, TypedDict, overload
 
 import numpy as np
 import torch
 from numpy.typing import ArrayLike, NDArray
 
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
+# The option value types have a stub of their own (no module of that name runs). Assigned,
+# not imported by name: pdoc documents what a module assigns, and not what it imports.
+from batchsim import _core_options
+
+NavMeshSettings = _core_options.NavMeshSettings
+RendererConfig = _core_options.RendererConfig
+RenderOptions = _core_options.RenderOptions
+SimConfig = _core_options.SimConfig
+TaskConfig = _core_options.TaskConfig
 
 # Argument aliases: pybind11 converts these on the way in.
 _Path = str | os.PathLike[str]
@@ -99,46 +107,6 @@ class PatternFill:
     def expected(index: int, seed: int) -> float: ...
 
 # ---- navigation (nav.cpp, nav_batch.cpp)
-
-class _NavMeshSettingsFields(TypedDict, total=False):
-    """NavMeshSettings's fields as keywords of its constructor."""
-
-    cell_size: float
-    cell_height: float
-    agent_height: float
-    agent_radius: float
-    agent_max_climb: float
-    agent_max_slope: float
-    region_min_size: float
-    region_merge_size: float
-    edge_max_len: float
-    edge_max_error: float
-    verts_per_poly: int
-    detail_sample_dist: float
-    detail_sample_max_error: float
-    filter_low_hanging_obstacles: bool
-    filter_ledge_spans: bool
-    filter_walkable_low_height_spans: bool
-
-class NavMeshSettings:
-    cell_size: float
-    cell_height: float
-    agent_height: float
-    agent_radius: float
-    agent_max_climb: float
-    agent_max_slope: float
-    region_min_size: float
-    region_merge_size: float
-    edge_max_len: float
-    edge_max_error: float
-    verts_per_poly: int
-    detail_sample_dist: float
-    detail_sample_max_error: float
-    filter_low_hanging_obstacles: bool
-    filter_ledge_spans: bool
-    filter_walkable_low_height_spans: bool
-    def __init__(self, **kwargs: Unpack[_NavMeshSettingsFields]) -> None: ...
-    def validate(self) -> None: ...
 
 class NavMesh:
     @staticmethod
@@ -248,149 +216,6 @@ def import_scene(
     compress: bool = False,
 ) -> Scene: ...
 def axes_for_up(up: str) -> str: ...
-
-# ---- configuration value types (configs.cpp, value_type.hpp): keyword construction,
-# equality, copy, pickle and replace(); assigning a field validates it.
-
-class _TaskConfigFields(TypedDict, total=False):
-    """TaskConfig's fields as keywords of its constructor and replace()."""
-
-    forward_step: float
-    turn_degrees: float
-    success_distance: float
-    slack_reward: float
-    success_reward: float
-    max_episode_steps: int
-    camera_height: float
-    allow_sliding: bool
-    forward_noise: float
-    turn_noise: float
-    camera_height_jitter: float
-
-class TaskConfig:
-    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
-    field_names: ClassVar[tuple[str, ...]]
-    forward_step: float
-    turn_degrees: float
-    success_distance: float
-    slack_reward: float
-    success_reward: float
-    max_episode_steps: int
-    camera_height: float
-    allow_sliding: bool
-    forward_noise: float
-    turn_noise: float
-    camera_height_jitter: float
-    def __init__(self, **kwargs: Unpack[_TaskConfigFields]) -> None: ...
-    def replace(self, **kwargs: Unpack[_TaskConfigFields]) -> TaskConfig: ...
-    def __copy__(self) -> TaskConfig: ...
-    def __deepcopy__(self, memo: dict[int, Any], /) -> TaskConfig: ...
-    def __getstate__(self) -> dict[str, Any]: ...
-    def __setstate__(self, state: dict[str, Any], /) -> None: ...
-
-class _SimConfigFields(TypedDict, total=False):
-    """SimConfig's fields as keywords of its constructor and replace()."""
-
-    num_envs: int
-    num_threads: int
-    seed: int
-    mode: str
-    scenes_resident: int
-    steps_per_scene: int
-    geodesic: str
-    autoreset: str
-    loader_bytes_per_second: float
-    task: TaskConfig
-
-class SimConfig:
-    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
-    field_names: ClassVar[tuple[str, ...]]
-    num_envs: int
-    num_threads: int
-    seed: int
-    mode: str  # 'train' or 'eval'
-    scenes_resident: int
-    steps_per_scene: int
-    geodesic: str  # 'corridor' or 'exact'
-    autoreset: str  # 'same_step', 'next_step' or 'disabled'
-    loader_bytes_per_second: float
-    task: TaskConfig
-    def __init__(self, **kwargs: Unpack[_SimConfigFields]) -> None: ...
-    def replace(self, **kwargs: Unpack[_SimConfigFields]) -> SimConfig: ...
-    def __copy__(self) -> SimConfig: ...
-    def __deepcopy__(self, memo: dict[int, Any], /) -> SimConfig: ...
-    def __getstate__(self) -> dict[str, Any]: ...
-    def __setstate__(self, state: dict[str, Any], /) -> None: ...
-
-class _RenderOptionsFields(TypedDict, total=False):
-    """RenderOptions's fields as keywords of its constructor and replace()."""
-
-    width: int
-    height: int
-    hfov_degrees: float
-    near_plane: float
-    far_plane: float
-    depth: bool
-    rgb: bool
-    backend: str
-    final_views: bool
-    double_buffer: bool
-
-class RenderOptions:
-    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
-    field_names: ClassVar[tuple[str, ...]]
-    width: int
-    height: int
-    hfov_degrees: float
-    near_plane: float
-    far_plane: float
-    depth: bool
-    rgb: bool
-    backend: str  # 'auto', 'raster' or 'compute'
-    final_views: bool
-    double_buffer: bool
-    def __init__(self, **kwargs: Unpack[_RenderOptionsFields]) -> None: ...
-    def replace(self, **kwargs: Unpack[_RenderOptionsFields]) -> RenderOptions: ...
-    def __copy__(self) -> RenderOptions: ...
-    def __deepcopy__(self, memo: dict[int, Any], /) -> RenderOptions: ...
-    def __getstate__(self) -> dict[str, Any]: ...
-    def __setstate__(self, state: dict[str, Any], /) -> None: ...
-
-class _RendererConfigFields(TypedDict, total=False):
-    """RendererConfig's fields as keywords of its constructor and replace()."""
-
-    views: int
-    width: int
-    height: int
-    hfov_degrees: float
-    near_plane: float
-    far_plane: float
-    places: int
-    batches: int
-    depth: bool
-    rgb: bool
-    backend: str
-
-class RendererConfig:
-    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # mutable: unhashable
-    field_names: ClassVar[tuple[str, ...]]
-    views: int
-    width: int
-    height: int
-    hfov_degrees: float
-    near_plane: float
-    far_plane: float
-    places: int
-    batches: int
-    depth: bool
-    rgb: bool
-    backend: str  # 'auto', 'raster' or 'compute'
-    def __init__(self, **kwargs: Unpack[_RendererConfigFields]) -> None: ...
-    def replace(self, **kwargs: Unpack[_RendererConfigFields]) -> RendererConfig: ...
-    def __copy__(self) -> RendererConfig: ...
-    def __deepcopy__(self, memo: dict[int, Any], /) -> RendererConfig: ...
-    def __getstate__(self) -> dict[str, Any]: ...
-    def __setstate__(self, state: dict[str, Any], /) -> None: ...
 
 # ---- simulation and rendering (sim.cpp, sim_views.cpp, render.cpp, env.cpp)
 

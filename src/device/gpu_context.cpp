@@ -207,6 +207,10 @@ bool GpuContext::exports_cuda() const {
 int GpuContext::cuda_ordinal() const {
     return impl_->cuda.ordinal;
 }
+std::uint64_t GpuContext::device_local_available() const {
+    return vk::device_local_budget(impl_->device).available;
+}
+
 const cuda::CudaDevice& GpuContext::cuda_device() const {
     return impl_->cuda;
 }

@@ -70,6 +70,8 @@ public:
     [[nodiscard]] int cuda_ordinal() const;  // -1 for CPU export
     [[nodiscard]] bool validation_enabled() const;
     [[nodiscard]] std::uint64_t validation_messages() const;  // this context's instance
+    // Device-local bytes this process may still allocate (vk::device_local_budget).
+    [[nodiscard]] std::uint64_t device_local_available() const;
 
     Recording begin();
     // Submits; `cuda_stream` (a CUstream handle, 1 = legacy default) is the consumer for

@@ -8,11 +8,10 @@
 
 #include "core/check.hpp"
 #include "core/strings.hpp"
+#include "device/copies.hpp"
 #include "env/memory_plan.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scene_loader.hpp"
-#include "vk/device.hpp"
-#include "vk/sync.hpp"
 
 namespace batchsim::env {
 namespace {
@@ -56,8 +55,7 @@ void check_memory(const device::GpuContext& context, const sim::SimConfig& sim,
                                         : render.backend;
     const MemoryNeeds needs =
         estimate_memory(sim, render, backend, !context.exports_cuda(), scene_sizes(scenes));
-    const MemoryBudget budget{vk::device_local_budget(context.device()).available,
-                              host_available_bytes()};
+    const MemoryBudget budget{context.device_local_available(), host_available_bytes()};
     check_fits(needs, budget, sim.num_envs, sim.scenes_resident);
 }
 
@@ -90,16 +88,6 @@ bool any_episode_ended(const sim::StepOutputs& out, render::ViewRange views) {
     for (std::size_t i = views.first; i < views.first + views.count; ++i)
         if (out.terminated[i] || out.truncated[i]) return true;
     return false;
-}
-
-// Copies `views`' slices of a [views, ...] tensor.
-void record_copy(VkCommandBuffer commands, const device::PersistentTensor& from,
-                 const device::PersistentTensor& to, render::ViewRange views) {
-    const VkDeviceSize per_view = from.nbytes() / static_cast<std::size_t>(from.shape()[0]);
-    const VkBufferCopy region{.srcOffset = per_view * views.first,
-                              .dstOffset = per_view * views.first,
-                              .size = per_view * views.count};
-    vkCmdCopyBuffer(commands, from.vk_buffer(), to.vk_buffer(), 1, &region);
 }
 
 device::DType dtype_of(sim::Element element) {
@@ -295,19 +283,10 @@ void Simulator::keep_final_views(std::uint32_t batch, std::uintptr_t cuda_stream
 }
 
 void Simulator::copy_final_views(render::ViewRange views, std::uintptr_t cuda_stream) {
-    device::GpuContext& context = *renderer_->context();
-    auto recording = context.begin();
-    const VkCommandBuffer commands = recording.commands();
-    // After the render's writes (earlier submissions); before the next render overwrites.
-    vk::record_memory_barrier(commands, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                              VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                              VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-    if (final_depth_) record_copy(commands, *renderer_->depth(), *final_depth_, views);
-    if (final_rgb_) record_copy(commands, *renderer_->rgb(), *final_rgb_, views);
-    vk::record_memory_barrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                              VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                              VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
-    context.submit(recording, cuda_stream);
+    std::vector<device::TensorCopy> copies;
+    if (final_depth_) copies.push_back({renderer_->depth().get(), final_depth_.get()});
+    if (final_rgb_) copies.push_back({renderer_->rgb().get(), final_rgb_.get()});
+    device::copy_rows(*renderer_->context(), copies, {views.first, views.count}, cuda_stream);
 }
 
 // The mirror's uploads wait for the GPU to finish with a place (BatchRenderer::set_scene),

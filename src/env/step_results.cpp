@@ -10,9 +10,9 @@ namespace batchsim::env {
 namespace {
 
 // Staged rows start on this boundary, so each result's copy has an aligned source.
-constexpr VkDeviceSize kAlign = 16;
+constexpr std::size_t kAlign = 16;
 
-VkDeviceSize aligned(VkDeviceSize bytes) {
+std::size_t aligned(std::size_t bytes) {
     return (bytes + kAlign - 1) / kAlign * kAlign;
 }
 
@@ -27,14 +27,14 @@ StepResults::StepResults(std::shared_ptr<device::GpuContext> context, std::int64
                          const std::vector<ResultSource>& sources)
     : context_(std::move(context)), num_envs_(num_envs) {
     BATCHSIM_CHECK(context_ != nullptr, InvalidArgument, "StepResults needs a GpuContext");
-    VkDeviceSize staged_bytes = 0;
+    std::size_t staged_bytes = 0;
     for (const ResultSource& source : sources) {
         BATCHSIM_CHECK(source.rows != nullptr && source.columns >= 1, InvalidArgument,
                        str("result '", source.name, "': expected rows and columns >= 1"));
         const std::size_t row_bytes =
             device::dtype_size(source.dtype) * static_cast<std::size_t>(source.columns);
         layouts_.push_back({static_cast<const std::byte*>(source.rows), row_bytes, staged_bytes});
-        staged_bytes += aligned(row_bytes * static_cast<VkDeviceSize>(num_envs));
+        staged_bytes += aligned(row_bytes * static_cast<std::size_t>(num_envs));
     }
     staged_bytes = std::max(staged_bytes, kAlign);
     block_ = device::PersistentTensor::create(context_, {static_cast<std::int64_t>(staged_bytes)},
@@ -43,18 +43,11 @@ StepResults::StepResults(std::shared_ptr<device::GpuContext> context, std::int64
         results_.push_back({sources[i].name, block_->view(layouts_[i].staged_offset,
                                                           shape_of(num_envs, sources[i].columns),
                                                           sources[i].dtype)});
-    staging_ = vk::create_buffer(context_->device(), {.size = staged_bytes,
-                                                      .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                                                      .location = vk::MemoryLocation::HostVisible});
-}
-
-StepResults::~StepResults() {
-    if (context_->settle("the step results' staging buffer"))
-        vk::destroy_buffer(context_->device(), staging_);
+    staging_ = std::make_unique<device::StagingBuffer>(context_, staged_bytes);
 }
 
 void StepResults::stage(render::ViewRange envs) {
-    auto* staged = static_cast<std::byte*>(staging_.mapped);
+    std::byte* staged = staging_->data();
     for (const Layout& layout : layouts_) {
         const std::size_t first = layout.row_bytes * envs.first;
         std::memcpy(staged + layout.staged_offset + first, layout.rows + first,
@@ -63,20 +56,17 @@ void StepResults::stage(render::ViewRange envs) {
 }
 
 void StepResults::record_copy(VkCommandBuffer commands, render::ViewRange envs) const {
-    std::vector<VkBufferCopy> regions;
+    std::vector<device::CopyRegion> regions;
     if (envs.first == 0 && std::int64_t{envs.count} == num_envs_) {
-        regions.push_back({.srcOffset = 0, .dstOffset = 0, .size = block_->nbytes()});
+        regions.push_back({.from_offset = 0, .to_offset = 0, .bytes = block_->nbytes()});
     } else {  // a batch of some environments: its rows of each result
         for (const Layout& layout : layouts_) {
-            const VkDeviceSize first =
-                layout.staged_offset + VkDeviceSize{layout.row_bytes} * envs.first;
-            regions.push_back({.srcOffset = first,
-                               .dstOffset = first,
-                               .size = VkDeviceSize{layout.row_bytes} * envs.count});
+            const std::size_t first = layout.staged_offset + layout.row_bytes * envs.first;
+            regions.push_back(
+                {.from_offset = first, .to_offset = first, .bytes = layout.row_bytes * envs.count});
         }
     }
-    vkCmdCopyBuffer(commands, staging_.handle, block_->vk_buffer(),
-                    static_cast<std::uint32_t>(regions.size()), regions.data());
+    staging_->record_copy(commands, *block_, regions);
 }
 
 }  // namespace batchsim::env

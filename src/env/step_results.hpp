@@ -18,10 +18,10 @@
 
 #include <vulkan/vulkan_core.h>
 
+#include "device/copies.hpp"
 #include "device/gpu_context.hpp"
 #include "device/tensor.hpp"
 #include "render/batch_renderer.hpp"
-#include "vk/buffer.hpp"
 
 namespace batchsim::env {
 
@@ -36,10 +36,9 @@ struct ResultSource {
 
 class StepResults {
 public:
-    // Throws what PersistentTensor::create and vk::create_buffer throw.
+    // Throws what PersistentTensor::create and device::StagingBuffer throw.
     StepResults(std::shared_ptr<device::GpuContext> context, std::int64_t num_envs,
                 const std::vector<ResultSource>& sources);
-    ~StepResults();  // waits for the GPU: a submission may still copy from the staging
     StepResults(const StepResults&) = delete;
     StepResults& operator=(const StepResults&) = delete;
 
@@ -58,7 +57,7 @@ private:
     struct Layout {
         const std::byte* rows;
         std::size_t row_bytes;
-        VkDeviceSize staged_offset;  // of row 0 in the staging buffer
+        std::size_t staged_offset;  // of row 0 in the staging buffer
     };
 
     std::shared_ptr<device::GpuContext> context_;
@@ -66,7 +65,7 @@ private:
     std::shared_ptr<device::PersistentTensor> block_;  // every result, as staged
     std::vector<Result> results_;                      // views of the block
     std::vector<Layout> layouts_;                      // by result
-    vk::Buffer staging_;
+    std::unique_ptr<device::StagingBuffer> staging_;
 };
 
 }  // namespace batchsim::env

@@ -84,6 +84,49 @@ def three_scene_split(procgen_dataset, tmp_path_factory):
     return out / "pointnav" / "all"
 
 
+# The demo preset shrunk to a training run of seconds on the CPU: 2 updates of 32 frames.
+TINY_TRAINING = {
+    "sim.num_envs": 4,
+    "render.width": 16,
+    "render.height": 16,
+    "rollout_steps": 8,
+    "hidden_size": 32,
+    "total_frames": 64,
+    "device": "cpu",
+    "sim.num_threads": 1,
+}
+
+
+@pytest.fixture(scope="session")
+def train_split(procgen_dataset):
+    """The cached dataset's train split, as its episodes file."""
+    return procgen_dataset[0] / "pointnav" / "train" / "train.json.gz"
+
+
+@pytest.fixture(scope="session")
+def tiny_train_overrides(train_split):
+    """overrides(log_dir, **fields): TINY_TRAINING on train_split, logging to log_dir, as
+    `batchsim train`'s KEY=VALUE words; `fields` override any of it (dotted paths as
+    **{"sim.seed": 5})."""
+
+    def overrides(log_dir, **fields):
+        tiny = {"dataset": train_split, **TINY_TRAINING, "log_dir": log_dir, **fields}
+        return [f"{k}={v}" for k, v in tiny.items()]
+
+    return overrides
+
+
+@pytest.fixture(scope="session")
+def tiny_train_config(tiny_train_overrides):
+    """config(log_dir, **fields): the TrainConfig of the demo preset with
+    tiny_train_overrides(log_dir, **fields)."""
+    from batchsim.train.presets import make_config
+
+    return lambda log_dir, **fields: make_config(
+        "demo", overrides=tiny_train_overrides(log_dir, **fields)
+    )
+
+
 @pytest.fixture
 def run_example():
     """Runs examples/<name> with arguments in a fresh interpreter; returns its stdout."""

@@ -29,40 +29,24 @@ from batchsim.train.checkpoint import (  # noqa: E402
     read_checkpoint,
     write_checkpoint,
 )
-from batchsim.train.presets import make_config  # noqa: E402
 from batchsim.train.run import train  # noqa: E402
 from batchsim.train.snapshots import list_snapshots, read_counters  # noqa: E402
 
 
-def tiny_config(split, log_dir, *extra):
-    overrides = {
-        "dataset": split,
-        "val_dataset": split,
-        "sim.num_envs": 4,
-        "render.width": 16,
-        "render.height": 16,
-        "rollout_steps": 8,
-        "hidden_size": 32,
-        "total_frames": 64,
-        "device": "cpu",
-        "sim.num_threads": 1,
-        "log_dir": log_dir,
-        "snapshot_every_s": 1000,
-    }
-    return make_config("demo", None, [*(f"{k}={v}" for k, v in overrides.items()), *extra])
+@pytest.fixture(scope="module")
+def tiny_config(tiny_train_config, train_split):
+    """This file's tiny runs (conftest's tiny_train_config) validate on their train split and
+    take no snapshot but the first and the last."""
+    return lambda log_dir, **fields: tiny_train_config(
+        log_dir, **{"val_dataset": train_split, "snapshot_every_s": 1000, **fields}
+    )
 
 
 @pytest.fixture(scope="module")
-def split(procgen_dataset):
-    root, _ = procgen_dataset
-    return root / "pointnav" / "train" / "train.json.gz"
-
-
-@pytest.fixture(scope="module")
-def run_dir(split, tmp_path_factory):
+def run_dir(tiny_config, tmp_path_factory):
     """A finished tiny run: its checkpoint and its two snapshots (start and end)."""
     log_dir = tmp_path_factory.mktemp("checkpoint-safety") / "run"
-    train(tiny_config(split, log_dir), show_progress=False, stop_on_signals=False).close()
+    train(tiny_config(log_dir), show_progress=False, stop_on_signals=False).close()
     return log_dir
 
 
@@ -82,15 +66,15 @@ def _not_checkpoints(folder: Path, good: bytes) -> dict[str, Path]:
 
 
 def test_a_file_that_is_no_checkpoint_raises_format_error_naming_it(
-    run_dir, split, tmp_path, capsys
+    run_dir, train_split, tiny_config, tmp_path, capsys
 ):
     good = (run_dir / CHECKPOINT).read_bytes()
     for name, path in _not_checkpoints(tmp_path, good).items():
         for load in (read_checkpoint, load_policy):
             with pytest.raises(FormatError, match=str(path)):
                 load(path)
-        assert main(["eval", "--checkpoint", str(path), "--split", str(split)]) == 2, name
-        assert main(["video", "--checkpoint", str(path), "--split", str(split)]) == 2, name
+        assert main(["eval", "--checkpoint", str(path), "--split", str(train_split)]) == 2, name
+        assert main(["video", "--checkpoint", str(path), "--split", str(train_split)]) == 2, name
         errors = capsys.readouterr().err
         assert errors.count(f"checkpoint {path}") == 2, errors
         assert "Traceback" not in errors
@@ -98,7 +82,7 @@ def test_a_file_that_is_no_checkpoint_raises_format_error_naming_it(
     log_dir.mkdir()
     (log_dir / CHECKPOINT).write_bytes(good[:100])
     with pytest.raises(FormatError, match=f"checkpoint {log_dir / CHECKPOINT}: not a"):
-        train(tiny_config(split, log_dir), show_progress=False, resume=True)
+        train(tiny_config(log_dir), show_progress=False, resume=True)
 
 
 class _RunsCode:
@@ -171,29 +155,29 @@ def test_a_failed_checkpoint_write_keeps_the_previous_one(run_dir, tmp_path, mon
     assert sorted(p.name for p in tmp_path.iterdir()) == [CHECKPOINT]  # no temporary left
 
 
-def test_resume_needs_a_checkpoint_unless_asked_to_start(split, run_dir, tmp_path, capsys):
+def test_resume_needs_a_checkpoint_unless_asked_to_start(tiny_config, run_dir, tmp_path, capsys):
     mistyped = run_dir.parent / "rnu"
     with pytest.raises(MissingFileError, match=rf"no checkpoint at {mistyped / CHECKPOINT}.*"):
-        train(tiny_config(split, mistyped), show_progress=False, resume=True)
+        train(tiny_config(mistyped), show_progress=False, resume=True)
     assert not mistyped.exists()  # refused before anything was built or written
     words = ["train", "--preset", "demo", "--quiet", "--resume", f"log_dir={mistyped}"]
     assert main(words) == 2
     error = capsys.readouterr().err
     assert "--resume-or-start" in error and str(run_dir) in error  # the run nearby
     fresh = tmp_path / "fresh"
-    trainer = train(tiny_config(split, fresh), show_progress=False, resume="if_present")
+    trainer = train(tiny_config(fresh), show_progress=False, resume="if_present")
     trainer.close()
     assert read_checkpoint(fresh)["updates"] == 2
 
 
-def test_resume_with_other_settings_names_each_change(split, run_dir, tmp_path):
+def test_resume_with_other_settings_names_each_change(tiny_config, run_dir, tmp_path):
     log_dir = tmp_path / "run"
     shutil.copytree(run_dir, log_dir)
-    same = tiny_config(split, log_dir, "eval_every=5", "sim.num_threads=2")  # neutral fields
+    same = tiny_config(log_dir, **{"eval_every": 5, "sim.num_threads": 2})  # neutral fields
     with warnings.catch_warnings():
         warnings.simplefilter("error", ResumeChangeWarning)
         train(same, show_progress=False, resume=True).close()
-    other = tiny_config(split, log_dir, "sim.num_envs=8", "sim.seed=5", "eval_every=5")
+    other = tiny_config(log_dir, **{"sim.num_envs": 8, "sim.seed": 5, "eval_every": 5})
     with pytest.warns(ResumeChangeWarning) as caught:
         train(other, show_progress=False, resume=True).close()
     message = str(caught[0].message)

@@ -1,4 +1,5 @@
-"""python/batchsim/_core.pyi against batchsim._core: the stub names every public class,
+"""python/batchsim/_core.pyi (with the stub modules it imports from, _core_options.pyi)
+against batchsim._core: the stub names every public class,
 method, property, attribute and function of the module and nothing it lacks, with the
 parameter names of pybind11's signatures. A binding added or renamed without its stub fails
 here, naming what is missing or extra."""
@@ -14,6 +15,7 @@ import pytest
 import batchsim._core as core
 
 STUB = Path(__file__).resolve().parents[2] / "python" / "batchsim" / "_core.pyi"
+OPTIONS_STUB = STUB.with_name("_core_options.pyi")
 # pybind11 names unnamed parameters arg0, arg1, ...: the stub may name them positional-only.
 UNNAMED = re.compile(r"arg\d+$")
 
@@ -62,9 +64,24 @@ def parse_class(node: ast.ClassDef) -> Stub:
     return out
 
 
+def stub_nodes() -> list[ast.stmt]:
+    """The stub's top-level statements, where each class it takes from _core_options.pyi
+    (`SimConfig = _core_options.SimConfig`) stands as that stub declares it."""
+    options = {
+        node.name: node
+        for node in ast.parse(OPTIONS_STUB.read_text()).body
+        if isinstance(node, ast.ClassDef)
+    }
+    nodes: list[ast.stmt] = []
+    for node in ast.parse(STUB.read_text()).body:
+        value = ast.unparse(node.value) if isinstance(node, ast.Assign) else ""
+        nodes.append(options[value.split(".")[1]] if value.startswith("_core_options.") else node)
+    return nodes
+
+
 def parse_stub() -> dict[str, Stub]:
     out: dict[str, Stub] = {}
-    for node in ast.parse(STUB.read_text()).body:
+    for node in stub_nodes():
         if isinstance(node, ast.ClassDef):
             out[node.name] = parse_class(node)
         elif isinstance(node, ast.FunctionDef):

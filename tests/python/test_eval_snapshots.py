@@ -15,7 +15,7 @@ from batchsim.cli import main  # noqa: E402
 from batchsim.datasets import load_pointnav  # noqa: E402
 from batchsim.train import snapshots  # noqa: E402
 from batchsim.train.curve import first_reaching  # noqa: E402
-from batchsim.train.models import Policy, input_channels  # noqa: E402
+from batchsim.train.models import build_policy  # noqa: E402
 from batchsim.train.presets import make_config  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -47,13 +47,7 @@ def run_dir(procgen_dataset, tmp_path_factory):
     ]
     config = make_config("demo", overrides=overrides)
     torch.manual_seed(3)
-    policy = Policy(
-        config.encoder,
-        input_channels(config.sensors, config.depth_bins),
-        hidden=16,
-        layers=1,
-        rnn=config.rnn,
-    )
+    policy = build_policy(config)  # as the snapshots are loaded (checkpoint.policy_of)
     for updates, elapsed_s in ((0, 40.0), (5, 100.0)):
         counters = {"updates": updates, "frames": updates * 1024, "wall_s": elapsed_s - 30}
         counters |= {"elapsed_s": elapsed_s, "world": 2}

@@ -49,6 +49,8 @@ def test_cpp_folders_include_only_lower_layers():
     ]
     assert not back, f"#include arrows against the layers: {back}"
     assert "assets" in edges["env"] and "nav" in edges["assets"]  # the scan saw real edges
+    # The step's GPU copies are device/'s (copies.hpp): env/ reaches Vulkan through it.
+    assert "vk" not in edges["env"] and "vk" in edges["device"], edges["env"]
 
 
 def reachable(edges: dict[str, set[str]], start: str) -> set[str]:

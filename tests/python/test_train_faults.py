@@ -53,28 +53,16 @@ sys.exit(main(sys.argv[3:]))
 """
 
 
-@pytest.fixture(scope="module")
-def split(procgen_dataset):
-    root, _ = procgen_dataset
-    return root / "pointnav" / "train" / "train.json.gz"
-
-
-def overrides(split, log_dir, updates: int) -> list[str]:
-    tiny = {
-        "dataset": split,
-        "sim.num_envs": 4,
-        "render.width": 16,
-        "render.height": 16,
-        "rollout_steps": 8,
-        "hidden_size": 32,
-        "total_frames": FRAMES_PER_UPDATE * updates,
-        "device": "cpu",
-        "sim.num_threads": 1,
-        "log_dir": log_dir,
-        "entropy_coef": 0.05,
-        "checkpoint_every": 1,
-    }
-    return [f"{k}={v}" for k, v in tiny.items()]
+@pytest.fixture
+def overrides(tiny_train_overrides):
+    """overrides(log_dir, updates): conftest's tiny run of `updates` updates, a checkpoint
+    after each."""
+    return lambda log_dir, updates: tiny_train_overrides(
+        log_dir,
+        total_frames=FRAMES_PER_UPDATE * updates,
+        entropy_coef=0.05,
+        checkpoint_every=1,
+    )
 
 
 def environment() -> dict:
@@ -152,12 +140,12 @@ def kill_once(rng: random.Random, args: list[str]) -> tuple[str, list[str]]:
     return how, lines
 
 
-def test_sigkill_at_random_moments_never_loses_the_run(split, tmp_path):
+def test_sigkill_at_random_moments_never_loses_the_run(overrides, tmp_path):
     updates = max(12, KILLS)  # more than the kills move on: one update or none each
-    reference = launch([*DEMO, *overrides(split, tmp_path / "reference", updates)])
+    reference = launch([*DEMO, *overrides(tmp_path / "reference", updates)])
     log_dir = tmp_path / "killed"
     # The first launch has no checkpoint yet, nor has any killed before its first one.
-    args = [*DEMO, "--resume-or-start", *overrides(split, log_dir, updates)]
+    args = [*DEMO, "--resume-or-start", *overrides(log_dir, updates)]
     rng = random.Random(23)
     made, survived, before, kinds = 0, 0, 0, collections.Counter()
     for _ in range(KILLS):
@@ -225,10 +213,10 @@ def column(log_dir: Path, index: int) -> list[str]:
 
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_stops_after_the_update_with_a_checkpoint_and_the_resume_command(
-    split, tmp_path, number
+    overrides, tmp_path, number
 ):
     log_dir = tmp_path / "run"
-    args = ["--preset", "demo", "--quiet", *overrides(split, log_dir, 4), "checkpoint_every=0"]
+    args = ["--preset", "demo", "--quiet", *overrides(log_dir, 4), "checkpoint_every=0"]
     process = launch(args)
     wait_for(process, f"{PHASE_PREFIX} update 2")
     process.send_signal(number)
@@ -251,9 +239,9 @@ def test_a_signal_stops_after_the_update_with_a_checkpoint_and_the_resume_comman
 
 
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_a_second_signal_ends_the_process_at_once(split, tmp_path, number):
+def test_a_second_signal_ends_the_process_at_once(overrides, tmp_path, number):
     log_dir = tmp_path / "run"
-    process = launch([*DEMO, *overrides(split, log_dir, updates=6)])
+    process = launch([*DEMO, *overrides(log_dir, updates=6)])
     wait_for(process, f"{PHASE_PREFIX} rollout 3")
     process.send_signal(number)
     wait_for(process, "batchsim train: ")  # the first one was handled

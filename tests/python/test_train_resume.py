@@ -11,7 +11,6 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from batchsim.train.checkpoint import read_checkpoint  # noqa: E402
-from batchsim.train.presets import make_config  # noqa: E402
 from batchsim.train.run import train  # noqa: E402
 from batchsim.train.trainer import Trainer  # noqa: E402
 
@@ -21,29 +20,13 @@ TIMINGS = ("frames_per_s", "collect_s", "update_s", "inference_s", "sim_wait_s")
 NOT_EXACT = (*TIMINGS, "scene_loads")
 
 
-def tiny_config(split, log_dir, **extra):
-    overrides = {
-        "dataset": split,
-        "sim.num_envs": 4,
-        "render.width": 16,
-        "render.height": 16,
-        "rollout_steps": 8,
-        "hidden_size": 32,
-        "total_frames": 64,
-        "device": "cpu",
-        "sim.num_threads": 1,
-        "log_dir": log_dir,
-        "entropy_coef": 0.05,
-        "warmup_frames": 5 * 32,  # the demo preset's 5 updates, at these 32 frames each
-        **extra,
-    }
-    return make_config("demo", overrides=[f"{k}={v}" for k, v in overrides.items()])
-
-
-@pytest.fixture(scope="module")
-def split(procgen_dataset):
-    root, _ = procgen_dataset
-    return root / "pointnav" / "train" / "train.json.gz"
+@pytest.fixture
+def tiny_config(tiny_train_config):
+    """conftest's tiny run, with the entropy and warm-up this file's exact comparisons use."""
+    # warmup_frames: the demo preset's 5 updates, at these 32 frames each
+    return lambda log_dir, **fields: tiny_train_config(
+        log_dir, **{"entropy_coef": 0.05, "warmup_frames": 5 * 32, **fields}
+    )
 
 
 def _next_update(trainer: Trainer):
@@ -77,8 +60,8 @@ RECIPE = {
     ],
     ids=["ppo", "ppo+cpca", "overlapped", "recipe", "recipe-overlapped", "curriculum"],
 )
-def test_resume_reproduces_the_next_update_exactly(split, tmp_path, extra):
-    config = tiny_config(split, tmp_path / "run", **extra)
+def test_resume_reproduces_the_next_update_exactly(tiny_config, tmp_path, extra):
+    config = tiny_config(tmp_path / "run", **extra)
     uninterrupted = train(config, show_progress=False)  # 2 updates, then a checkpoint
     saved = tmp_path / "saved.pt"
     shutil.copy(tmp_path / "run" / "checkpoint.pt", saved)
@@ -103,8 +86,8 @@ def test_resume_reproduces_the_next_update_exactly(split, tmp_path, extra):
         trainer.close()
 
 
-def test_a_time_limit_stops_at_an_update_with_a_checkpoint_to_resume(split, tmp_path):
-    config = tiny_config(split, tmp_path / "run", total_frames=32 * 6)  # 6 updates
+def test_a_time_limit_stops_at_an_update_with_a_checkpoint_to_resume(tiny_config, tmp_path):
+    config = tiny_config(tmp_path / "run", total_frames=32 * 6)  # 6 updates
     stopped = train(config, show_progress=False, time_limit_s=0)  # up after the first update
     assert (
         stopped.updates == 1 and read_checkpoint(tmp_path / "run" / "checkpoint.pt")["updates"] == 1
@@ -115,10 +98,10 @@ def test_a_time_limit_stops_at_an_update_with_a_checkpoint_to_resume(split, tmp_
     finished.close()
 
 
-def test_a_checkpoint_of_two_ranks_resumes_on_one_with_a_warning(split, tmp_path):
+def test_a_checkpoint_of_two_ranks_resumes_on_one_with_a_warning(tiny_config, tmp_path):
     """Rank 0 takes the saved rank 0's random streams and episodes; the counters and the
     schedule go on from the checkpoint's frames (the launcher test covers real ranks)."""
-    config = tiny_config(split, tmp_path / "run", total_frames=32)  # one update
+    config = tiny_config(tmp_path / "run", total_frames=32)  # one update
     train(config, show_progress=False).close()
     state = read_checkpoint(tmp_path / "run")
     state["ranks"] = state["ranks"] * 2
@@ -129,11 +112,11 @@ def test_a_checkpoint_of_two_ranks_resumes_on_one_with_a_warning(split, tmp_path
     trainer.close()
 
 
-def test_tensorboard_gets_charts_losses_and_perf(split, tmp_path):
+def test_tensorboard_gets_charts_losses_and_perf(tiny_config, tmp_path):
     pytest.importorskip("tensorboard")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    train(tiny_config(split, tmp_path / "run"), show_progress=False).close()
+    train(tiny_config(tmp_path / "run"), show_progress=False).close()
     events = EventAccumulator(str(tmp_path / "run"))
     events.Reload()
     tags = set(events.Tags()["scalars"])

@@ -17,34 +17,17 @@ torch = pytest.importorskip("torch")
 from batchsim.errors import InvalidArgumentError  # noqa: E402
 from batchsim.train import elapsed, snapshots  # noqa: E402
 from batchsim.train.checkpoint import load_policy, read_checkpoint  # noqa: E402
-from batchsim.train.presets import make_config  # noqa: E402
 from batchsim.train.run import _append_row, train  # noqa: E402
 
 FRAMES_PER_UPDATE = 4 * 8
 
 
-def tiny_config(split, log_dir, **extra):
-    overrides = {
-        "dataset": split,
-        "sim.num_envs": 4,
-        "render.width": 16,
-        "render.height": 16,
-        "rollout_steps": 8,
-        "hidden_size": 16,
-        "total_frames": 64,
-        "device": "cpu",
-        "sim.num_threads": 1,
-        "sim.task.max_episode_steps": 30,
-        "log_dir": log_dir,
-        **extra,
-    }
-    return make_config("demo", overrides=[f"{k}={v}" for k, v in overrides.items()])
-
-
-@pytest.fixture(scope="module")
-def split(procgen_dataset):
-    root, _ = procgen_dataset
-    return root / "pointnav" / "train" / "train.json.gz"
+@pytest.fixture
+def tiny_config(tiny_train_config):
+    """conftest's tiny run, with a smaller policy and shorter episodes."""
+    return lambda log_dir, **fields: tiny_train_config(
+        log_dir, **{"hidden_size": 16, "sim.task.max_episode_steps": 30, **fields}
+    )
 
 
 def rows(path) -> list[dict]:
@@ -56,9 +39,9 @@ def names(log_dir) -> list[str]:
     return [p.name for p in snapshots.list_snapshots(log_dir)]
 
 
-def test_snapshots_carry_the_counters_and_the_time_since_the_command_started(split, tmp_path):
+def test_snapshots_carry_the_counters_and_the_time_since_the_command_started(tiny_config, tmp_path):
     log_dir = tmp_path / "run"
-    config = tiny_config(split, log_dir, total_frames=96, snapshot_every_s=1e-6)
+    config = tiny_config(log_dir, total_frames=96, snapshot_every_s=1e-6)
     started_at = time.time() - 100  # as if the command had started 100 s ago
     train(config, show_progress=False, started_at=started_at).close()
     metrics = {int(r["update"]): r for r in rows(log_dir / "metrics.csv")}
@@ -96,16 +79,18 @@ class FakeClock:
         return self.values.pop(0)
 
 
-def fake_trainer(split, log_dir, every_s):
-    config = tiny_config(split, log_dir, snapshot_every_s=every_s)
+def fake_trainer(tiny_config, log_dir, every_s):
+    config = tiny_config(log_dir, snapshot_every_s=every_s)
     policy = torch.nn.Linear(2, 2)
     return types.SimpleNamespace(
         config=config, policy=policy, updates=0, frames=0, wall_s=0.0, world=2
     )
 
 
-def test_the_schedule_takes_the_first_update_past_each_multiple_of_the_period(split, tmp_path):
-    trainer = fake_trainer(split, tmp_path, every_s=10)
+def test_the_schedule_takes_the_first_update_past_each_multiple_of_the_period(
+    tiny_config, tmp_path
+):
+    trainer = fake_trainer(tiny_config, tmp_path, every_s=10)
     # construction at 3 s, the start's snapshot at 4 s, then one clock reading per update
     # (and one more for each snapshot taken)
     clock = FakeClock(3, 4, 5, 10, 10.5, 27, 27.5, 29, 31, 31.5, 32)
@@ -123,8 +108,8 @@ def test_the_schedule_takes_the_first_update_past_each_multiple_of_the_period(sp
     assert snapshots.read_counters(snapshots.snapshot_path(tmp_path, 5))[0]["elapsed_s"] == 32
 
 
-def test_off_takes_none_and_rank_zero_alone_writes(split, tmp_path):
-    trainer = fake_trainer(split, tmp_path, every_s=0)
+def test_off_takes_none_and_rank_zero_alone_writes(tiny_config, tmp_path):
+    trainer = fake_trainer(tiny_config, tmp_path, every_s=0)
     for every_s, enabled in ((0, True), (1e-6, False)):
         trainer.config.snapshot_every_s = every_s
         taken = snapshots.Snapshots(trainer.config, FakeClock(1, 2, 3), enabled=enabled)
@@ -134,13 +119,13 @@ def test_off_takes_none_and_rank_zero_alone_writes(split, tmp_path):
         taken.final(trainer)
     assert not (tmp_path / "snapshots").exists()
     with pytest.raises(ValueError, match="snapshot_every_s: expected a finite number >= 0"):
-        tiny_config(split, tmp_path, snapshot_every_s=-1)
+        tiny_config(tmp_path, snapshot_every_s=-1)
 
 
 def test_a_write_that_fails_midway_leaves_no_snapshot_and_a_stale_temporary_goes(
-    split, tmp_path, monkeypatch
+    tiny_config, tmp_path, monkeypatch
 ):
-    trainer = fake_trainer(split, tmp_path, every_s=1)
+    trainer = fake_trainer(tiny_config, tmp_path, every_s=1)
 
     def half_then_fail(state, f):
         f.write(b"PK\x03\x04 half a snapshot")
@@ -157,9 +142,11 @@ def test_a_write_that_fails_midway_leaves_no_snapshot_and_a_stale_temporary_goes
     assert not stale.exists()
 
 
-def test_resume_drops_later_snapshots_and_carries_the_clock_a_fresh_run_clears(split, tmp_path):
+def test_resume_drops_later_snapshots_and_carries_the_clock_a_fresh_run_clears(
+    tiny_config, tmp_path
+):
     log_dir = tmp_path / "run"
-    first = tiny_config(split, log_dir, checkpoint_every=1, snapshot_every_s=1e-6)
+    first = tiny_config(log_dir, checkpoint_every=1, snapshot_every_s=1e-6)
     train(first, show_progress=False).close()  # updates 1, 2; checkpoint at 2
     kept = {p.name: p.read_bytes() for p in snapshots.list_snapshots(log_dir)}
     assert list(kept) == [f"snapshot-{u:08d}.pt" for u in (0, 1, 2)]
@@ -167,9 +154,7 @@ def test_resume_drops_later_snapshots_and_carries_the_clock_a_fresh_run_clears(s
     killed.write_bytes(kept["snapshot-00000002.pt"])
     saved_elapsed = read_checkpoint(log_dir)["elapsed_s"]
 
-    resumed = tiny_config(
-        split, log_dir, checkpoint_every=1, snapshot_every_s=1e-6, total_frames=128
-    )
+    resumed = tiny_config(log_dir, checkpoint_every=1, snapshot_every_s=1e-6, total_frames=128)
     before = time.time()
     train(resumed, show_progress=False, resume=True, started_at=before).close()
     took = time.time() - before
@@ -184,9 +169,9 @@ def test_resume_drops_later_snapshots_and_carries_the_clock_a_fresh_run_clears(s
     assert len(elapsed_column) == 4 and elapsed_column == sorted(elapsed_column)
     assert elapsed_column[1] <= saved_elapsed < elapsed_column[2]
 
-    train(tiny_config(split, log_dir, snapshot_every_s=1e6), show_progress=False).close()
+    train(tiny_config(log_dir, snapshot_every_s=1e6), show_progress=False).close()
     assert names(log_dir) == ["snapshot-00000000.pt", "snapshot-00000002.pt"]  # start, end
-    train(tiny_config(split, log_dir), show_progress=False).close()  # off: cleared, none new
+    train(tiny_config(log_dir), show_progress=False).close()  # off: cleared, none new
     assert names(log_dir) == []
 
 

@@ -62,7 +62,7 @@ def test_stub_keywords_are_the_fields(name):
 
     import batchsim
 
-    tree = ast.parse((ROOT / "python" / "batchsim" / "_core.pyi").read_text())
+    tree = ast.parse((ROOT / "python" / "batchsim" / "_core_options.pyi").read_text())
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
 
     def annotated(cls: ast.ClassDef) -> dict[str, str]:

@@ -80,17 +80,6 @@ def add_scenes_dir(cmd: argparse.ArgumentParser) -> None:
     )
 
 
-def eval_config(config, scenes_dir=None, episodes_per_scene: int = 0):
-    """`config` with the evaluation's own choices: where scene_ids resolve (None: the
-    config's) and how many episodes of each scene run (0: the config's)."""
-    import dataclasses
-
-    changes = {"scenes_dir": scenes_dir} if scenes_dir is not None else {}
-    if episodes_per_scene:
-        changes["eval_episodes_per_scene"] = episodes_per_scene
-    return dataclasses.replace(config, **changes) if changes else config
-
-
 def add_episodes_per_scene(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument(
         "--episodes-per-scene",

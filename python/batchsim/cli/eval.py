@@ -7,6 +7,7 @@ learning curve (batchsim.cli.eval_snapshots)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 
@@ -18,25 +19,46 @@ from batchsim.train.intervals import describe
 LABELS = {"success": "success", "spl": "SPL", "softspl": "SoftSPL", "distance_to_goal": "dist (m)"}
 
 
+@dataclasses.dataclass(frozen=True)
+class EvalSettings:
+    """How the agents run, the same on every split and snapshot evaluated."""
+
+    num_envs: int = 0  # environments stepped together (0: the config's eval_envs)
+    device: str | None = None  # the policy's torch device (None: the config's)
+    seed: int = 0  # each agent's seed, and the simulator's
+    scenes_dir: str | None = None  # where scene_ids resolve (None: the config's)
+    episodes_per_scene: int = 0  # the first episodes of each scene (0: the config's)
+    progress: bool = False  # a bar per agent and split on stderr: episodes done, success
+    check_scenes: bool = True  # refuse a split with an unloadable scene before any runs
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> EvalSettings:
+        """`batchsim eval`'s settings from its arguments."""
+        return cls(
+            args.envs,
+            args.device,
+            args.seed,
+            args.scenes_dir,
+            args.episodes_per_scene,
+            progress=not args.no_progress,
+            check_scenes=not args.skip_scene_check,
+        )
+
+    def applied_to(self, config):
+        """`config` (a TrainConfig) with these settings' scenes_dir and episodes per scene."""
+        changes = {"scenes_dir": self.scenes_dir} if self.scenes_dir is not None else {}
+        if self.episodes_per_scene:
+            changes["eval_episodes_per_scene"] = self.episodes_per_scene
+        return dataclasses.replace(config, **changes) if changes else config
+
+
 def evaluate_splits(
-    agents: list[str],
-    checkpoint,
-    splits: list,
-    num_envs,
-    device,
-    seed,
-    scenes_dir=None,
-    progress: bool = False,
-    config=None,
-    check_scenes: bool = True,
-    episodes_per_scene: int = 0,
+    agents: list[str], checkpoint, splits: list, settings: EvalSettings, config=None
 ) -> dict:
     """{split: {agent: summarize()}} for each split in order (none given: the checkpoint's
-    val_dataset), the policy loaded once, on the first `episodes_per_scene` episodes of each
-    scene (0: the config's eval_episodes_per_scene). With `progress`, a bar per agent and split on
-    stderr: episodes done of the split's total, success so far. `config` (a TrainConfig)
-    stands in for the checkpoint's when there is none. Before any episode runs, each split
-    must have at least num_envs episodes and (with `check_scenes`) only loadable scenes."""
+    val_dataset), the policy loaded once. `config` (a TrainConfig) stands in for the
+    checkpoint's when there is none. Before any episode runs, each split must have at least
+    num_envs episodes and (with check_scenes) only loadable scenes."""
 
     from batchsim.train.config import TrainConfig
 
@@ -45,39 +67,39 @@ def evaluate_splits(
     )
     for split in splits[1:]:
         _common.load_policy_and_split(None, split)  # each must exist, before any runs
-    config = _common.eval_config(loaded or config or TrainConfig(), scenes_dir, episodes_per_scene)
+    config = settings.applied_to(loaded or config or TrainConfig())
     if "policy" in agents and policy is None:
         raise ValueError("--agents policy: needs --checkpoint (checkpoint.pt or run folder)")
     for split in [first, *splits[1:]]:  # every refusal before the first episode runs
-        check_split(config, split, num_envs, check_scenes, progress)
+        check_split(config, split, settings)
     return {
-        str(split): evaluate_split(agents, policy, config, split, num_envs, device, seed, progress)
+        str(split): evaluate_split(agents, policy, config, split, settings)
         for split in [first, *splits[1:]]
     }
 
 
-def check_split(config, split, num_envs, check_scenes: bool, progress: bool) -> None:
-    """Refuses a split with fewer episodes than environments or (with `check_scenes`) a
-    scene the simulator could not load, before any episode runs."""
+def check_split(config, split, settings: EvalSettings) -> None:
+    """Refuses a split with fewer episodes than environments or (with check_scenes) a scene
+    the simulator could not load, before any episode runs."""
     from batchsim.datasets.scene_check import check_scenes as check_scene_files
     from batchsim.errors import InvalidArgumentError
 
     dataset = config.load_eval_split(str(split))
-    envs = num_envs or config.eval_envs
+    envs = settings.num_envs or config.eval_envs
     if envs > len(dataset):
         raise InvalidArgumentError(
             f"--envs {envs}: more environments than the {len(dataset)} episodes of split "
             f"{split} (each episode runs once, so the rest would idle); expected --envs <= "
             f"{len(dataset)}"
         )
-    if check_scenes:
-        check_scene_files(dataset, show_progress=progress)
+    if settings.check_scenes:
+        check_scene_files(dataset, show_progress=settings.progress)
 
 
 def evaluate_split(
-    agents, policy, config, split, num_envs, device, seed, progress, title: str | None = None
+    agents, policy, config, split, settings: EvalSettings, title: str | None = None
 ) -> dict:
-    """{agent: summarize()} of each agent on every episode of `split`, each from `seed`;
+    """{agent: summarize()} of each agent on every episode of `split`, each from the seed;
     a progress bar each, titled `title` (default: the agent's name) and the split."""
     import torch
 
@@ -86,17 +108,19 @@ def evaluate_split(
 
     results = {}
     for name in agents:
-        sim = evaluate.eval_simulator(config, str(split), num_envs, device=device, seed=seed)
+        sim = evaluate.eval_simulator(
+            config, str(split), settings.num_envs, device=settings.device, seed=settings.seed
+        )
         bar = progress_bar(
             total=len(sim.episodes),
             desc=f"{title or name} {split_label(split)}",
             unit="episode",
-            disable=not progress,
+            disable=not settings.progress,
             unit_scale=False,
         )
         try:
-            torch.manual_seed(seed)
-            agent = _common.make_agent(name, policy, config, sim.device, seed)
+            torch.manual_seed(settings.seed)
+            agent = _common.make_agent(name, policy, config, sim.device, settings.seed)
             results[name] = evaluate.summarize(evaluate.run_episodes(sim, agent, bar))
         finally:
             bar.close()
@@ -152,16 +176,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.snapshots:
         return _evaluate_snapshots(args, agents)
     results = evaluate_splits(
-        agents,
-        args.checkpoint,
-        args.split or [],
-        args.envs,
-        args.device,
-        args.seed,
-        args.scenes_dir,
-        progress=not args.no_progress,
-        check_scenes=not args.skip_scene_check,
-        episodes_per_scene=args.episodes_per_scene,
+        agents, args.checkpoint, args.split or [], EvalSettings.from_args(args)
     )
     if len(results) == 1:  # one split: the table and JSON as before, {agent: summary}
         results = next(iter(results.values()))
@@ -183,14 +198,8 @@ def _evaluate_snapshots(args: argparse.Namespace, agents: list[str]) -> int:
         args.snapshots,
         (args.split or [None])[0],
         agents,
-        args.envs,
-        args.device,
-        args.seed,
-        args.scenes_dir,
-        episodes_per_scene=args.episodes_per_scene,
+        EvalSettings.from_args(args),
         threshold=args.reach,
-        progress=not args.no_progress,
-        check_scenes=not args.skip_scene_check,
     )
     print(eval_snapshots.format_report(curve))
     if args.json:

@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable
 
 from batchsim.cli import _common
-from batchsim.cli.eval import check_split, evaluate_split, format_table
+from batchsim.cli.eval import EvalSettings, check_split, evaluate_split, format_table
 from batchsim.errors import InvalidArgumentError
 
 REACHED = ("spl", "success")
@@ -26,15 +26,9 @@ def evaluate_snapshots(
     run_dir,
     split,
     agents: list[str],
-    num_envs: int,
-    device=None,
-    seed: int = 0,
-    scenes_dir=None,
+    settings: EvalSettings,
     *,
-    episodes_per_scene: int = 0,
     threshold: float = 0.75,
-    progress: bool = False,
-    check_scenes: bool = True,
     log: Callable[[str], None] = print,
 ) -> dict:
     """The curve of `run_dir`'s snapshots on `split` (None: the run's val_dataset): each
@@ -53,27 +47,26 @@ def evaluate_snapshots(
             "(train with snapshot_every_s > 0), found none"
         )
     _, first = snapshots.read_counters(paths[0])
-    config = _common.eval_config(policy_of(first)[1], scenes_dir, episodes_per_scene)
+    config = settings.applied_to(policy_of(first)[1])
     _, _, split = _common.load_policy_and_split(None, split or config.val_dataset)
-    check_split(config, split, num_envs, check_scenes, progress)
+    check_split(config, split, settings)
     baselines = [a for a in agents if a != "policy"]
     points = []
     for index, path in enumerate(paths):
         counters, state = snapshots.read_counters(path)
         policy, snapshot_config = policy_of(state)
         check_compatible(snapshot_config, config, f"snapshot {path}")
-        snapshot_config = _common.eval_config(snapshot_config, scenes_dir, episodes_per_scene)
+        snapshot_config = settings.applied_to(snapshot_config)
         title = f"snapshot {index + 1}/{len(paths)} ({counters['frames']:,} frames)"
-        summary = evaluate_split(
-            ["policy"], policy, snapshot_config, split, num_envs, device, seed, progress, title
-        )["policy"]
+        summary = evaluate_split(["policy"], policy, snapshot_config, split, settings, title)
+        summary = summary["policy"]
         points.append({"snapshot": path.name, **counters, **summary})
         log(format_point(points[-1]))
-    results = evaluate_split(baselines, None, config, split, num_envs, device, seed, progress)
+    results = evaluate_split(baselines, None, config, split, settings)
     return {
         "run": str(run_dir),
         "split": str(split),
-        "seed": seed,
+        "seed": settings.seed,
         "threshold": threshold,
         "snapshots": points,
         "baselines": results,

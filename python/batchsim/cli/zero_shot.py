@@ -27,16 +27,10 @@ def _zero_shot(args: argparse.Namespace) -> int:
     out = Path(args.out)
     real = prepare_real_buildings(out, args.episodes, args.episode_seed)
     print(format_buildings(real.buildings))
-    results = eval_command.evaluate_splits(
-        agents,
-        args.checkpoint,
-        [str(real.split)],
-        args.envs,
-        args.device,
-        args.seed,
-        str(real.scenes_dir),
-        progress=not args.no_progress,
+    settings = eval_command.EvalSettings(
+        args.envs, args.device, args.seed, str(real.scenes_dir), progress=not args.no_progress
     )
+    results = eval_command.evaluate_splits(agents, args.checkpoint, [str(real.split)], settings)
     results = next(iter(results.values()))
     print(eval_command.format_table(results))
     report = {**real.as_json(), "episode_seed": args.episode_seed, "seed": args.seed}
