@@ -7,7 +7,7 @@
 // environment is one copy (a copy per result measured 1.5% of an H100's step). So
 // the results reach the consumer's stream together with the depth, without a transfer of
 // their own: the env staged and copied them from Python before, 0.22 ms per step at
-// N = 4,096 on an H100 host (benchmarks/RESULTS.md, "the env with host actions").
+// N = 4,096 on an H100 host.
 #pragma once
 
 #include <cstddef>

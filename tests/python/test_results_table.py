@@ -23,12 +23,6 @@ NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)([kMG](?![A-Za-z])|)")
 SCALE = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}
 NO_JSON = re.compile(r'^none kept: LOG\.md, "([^"]+)"$')
 
-# Code that still cites the notebook in files other helpers own (issue 42, item 4): the lead
-# removes those citations at merge, then empties this set.
-CITING_ELSEWHERE = {
-    "src/env/step_results.hpp",
-}
-
 
 def split_row(line: str) -> list[str]:
     """A markdown table row's cells; `\\|` inside a cell is a literal bar."""
@@ -171,6 +165,4 @@ def test_code_cites_neither_results_nor_log() -> None:
             text = path.read_text(encoding="utf-8", errors="replace")
             if re.search(r"benchmarks/(RESULTS|LOG)\.md|\b(RESULTS|LOG)\.md", text):
                 citing.add(path.relative_to(ROOT).as_posix())
-    assert citing - CITING_ELSEWHERE == set(), "code cites the benchmark notes"
-    stale = CITING_ELSEWHERE - citing
-    assert not stale, f"{sorted(stale)} cite no longer: remove them from CITING_ELSEWHERE"
+    assert citing == set(), "code cites the benchmark notes: state the figure, or cite docs/"
