@@ -13,18 +13,21 @@ from pathlib import Path
 
 
 def figures(name: str, record: dict) -> dict[str, float]:
-    """The headline figures of one benchmark record, by a name that says what each is."""
+    """The headline figures of one benchmark record, by keys without dots or "=" (so that
+    RESULTS.md's key paths can name them): "train" is the trainer's frames/s, "env N MODE"
+    BatchNavEnv.step()'s frames/s and "simulator N MODE" Simulator.step()'s, "sim N T
+    GEODESIC MIX" BatchSim.step()'s env-steps/s."""
     if name == "train":
-        return {"train frames/s": record["frames_per_s_median"]}
+        return {"train": record["frames_per_s_median"]}
     out = {}
     for row in record["results"]:
         if name == "env":
             n = f"{row['num_envs']} {row['actions']}"
-            out[f"env.step frames/s N={n}"] = row["env"]["frames_per_s"]
-            out[f"Simulator.step frames/s N={n}"] = row["simulator"]["frames_per_s"]
+            out[f"env {n}"] = row["env"]["frames_per_s"]
+            out[f"simulator {n}"] = row["simulator"]["frames_per_s"]
         elif name == "sim":
-            key = f"BatchSim.step env-steps/s N={row['num_envs']} T={row['threads']}"
-            out[f"{key} {row['geodesic']} {row['actions']}"] = row["env_steps_per_s"]
+            key = f"sim {row['num_envs']} T{row['threads']} {row['geodesic']} {row['actions']}"
+            out[key] = row["env_steps_per_s"]
     return out
 
 
