@@ -14,9 +14,9 @@ from pathlib import Path
 
 def figures(name: str, record: dict) -> dict[str, float]:
     """The headline figures of one benchmark record, by keys without dots or "=" (so that
-    RESULTS.md's key paths can name them): "train" is the trainer's frames/s, "env N MODE"
-    BatchNavEnv.step()'s frames/s and "simulator N MODE" Simulator.step()'s, "sim N T
-    GEODESIC MIX" BatchSim.step()'s env-steps/s."""
+    the benchmark tables' key paths can name them): "train" is the trainer's frames/s,
+    "env N MODE" BatchNavEnv.step()'s frames/s and "simulator N MODE" Simulator.step()'s,
+    "sim N T GEODESIC MIX" BatchSim.step()'s env-steps/s."""
     if name == "train":
         return {"train": record["frames_per_s_median"]}
     out = {}
