@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,11 @@ from batchsim.options import (
 from batchsim.renderer import BatchRenderer
 from batchsim.sim import BatchSim, SimOutputFields
 
+# The devices a Simulator (and the trainer, which hands its own to its simulators) takes
+# by name: the one rule both check against.
+DEVICE_PATTERN = r"cpu|cuda(:\d+)?"
+DEVICE_WORDS = "'cpu', 'cuda' or 'cuda:N'"
+
 
 def make_context(device: str | None) -> _core.Context:
     """A Context for ``device``: "cpu" (host tensors), "cuda" / "cuda:N" (CUDA tensors on
@@ -74,16 +80,14 @@ def make_context(device: str | None) -> _core.Context:
     if device is None:
         return _core.Context()
     device = str(device)
+    if not re.fullmatch(DEVICE_PATTERN, device):
+        raise InvalidArgumentError(
+            f"device: expected None or {DEVICE_WORDS}, got {device!r} (a Vulkan device by "
+            "index, uuid or name: pass context=batchsim.Context(device=...))"
+        )
     if device == "cpu":
         return _core.Context(export="cpu")
-    if device == "cuda":
-        device = "cuda:0"
-    if device.startswith("cuda:"):
-        return _core.Context(device=device, export="cuda")
-    raise InvalidArgumentError(
-        f"device: expected 'cpu', 'cuda', 'cuda:N' or None, got {device!r} (a Vulkan device by "
-        "index, uuid or name: pass context=batchsim.Context(device=...))"
-    )
+    return _core.Context(device="cuda:0" if device == "cuda" else device, export="cuda")
 
 
 def context_for(device: str | None, context: _core.Context | None) -> _core.Context:

@@ -50,8 +50,9 @@ def test_a_batch_that_cannot_fit_is_refused_before_any_allocation(split, cpu_con
         (
             "gpu",
             batchsim.InvalidArgumentError,
-            "expected 'cpu', 'cuda', 'cuda:N' or None, got 'gpu'",
+            "expected None or 'cpu', 'cuda' or 'cuda:N', got 'gpu'",
         ),
+        ("cuda:x", batchsim.InvalidArgumentError, "got 'cuda:x'"),
         ("cuda:7", batchsim.Error, "cuda:7"),
         ("tpu:0", batchsim.InvalidArgumentError, "got 'tpu:0'"),
     ],

@@ -15,7 +15,7 @@ from batchsim.env import BatchNavEnv
 from batchsim.errors import InvalidArgumentError
 from batchsim.options import RenderOptions, SimConfig, TaskConfig
 from batchsim.sensor_noise import SensorNoise
-from batchsim.simulator import Simulator
+from batchsim.simulator import Simulator, make_context
 from batchsim.train import sim_parts
 from batchsim.train.checkpoint import config_of, config_state, read_checkpoint, write_checkpoint
 from batchsim.train.config import TrainConfig
@@ -41,6 +41,16 @@ def test_no_trainer_field_mirrors_a_simulator_field():
     assert mirrored == GIVEN_TO_THE_SIMULATOR  # 18 before (17 settings and dataset)
     for name, kind in sim_parts.PARTS.items():
         assert isinstance(getattr(TrainConfig(), name), kind)
+
+
+@pytest.mark.parametrize("device", ["gpu", "cuda:x", "cuda:", "cpu:0"])
+def test_the_trainer_and_the_simulator_refuse_a_device_by_one_rule(device):
+    with pytest.raises(InvalidArgumentError) as by_trainer:
+        make_config("demo", None, [f"device={device}"])
+    with pytest.raises(InvalidArgumentError) as by_simulator:
+        make_context(device)
+    for caught in (by_trainer, by_simulator):
+        assert f"'cuda:N', got {device!r}" in str(caught.value)
 
 
 def test_dotted_paths_set_the_parts_whatever_the_order():

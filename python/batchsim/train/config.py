@@ -19,6 +19,7 @@ from batchsim.options import (
     sensors_of,
 )
 from batchsim.sensor_noise import SensorNoise
+from batchsim.simulator import DEVICE_PATTERN, DEVICE_WORDS
 from batchsim.train.curriculum import check_curriculum
 from batchsim.train.fields import (
     INT32_MAX,
@@ -64,7 +65,7 @@ class TrainConfig:
     backend "raster", "compute" or "auto" (see batchsim doctor))."""
     sensor_noise: SensorNoise = field(default_factory=SensorNoise)
     """Randomisation of the training views (batchsim.SensorNoise; evaluation stays noiseless)."""
-    device: str | None = checked(None, matching(r"cpu|cuda(:\d+)?", "'cpu', 'cuda' or 'cuda:N'"))
+    device: str | None = checked(None, matching(DEVICE_PATTERN, DEVICE_WORDS))
     """"cpu", "cuda:N" or None (CUDA where the Vulkan device is an NVIDIA GPU): the trainer's
     own, where the policy, rollouts and learner live and the process count comes from; its
     simulators are handed it, to export their views there."""
