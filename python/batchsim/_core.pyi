@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, TypedDict, overload
+from typing import Any, overload
 
 import numpy as np
 import torch
@@ -234,19 +234,9 @@ class EpisodeSet:
     @property
     def scene_paths(self) -> list[os.PathLike[str]]: ...
 
-class _OutputTableRow(TypedDict):
-    """A row of the C++ output table (src/sim/outputs.hpp); batchsim._outputs.OutputSpec."""
-
-    name: str
-    dtype: str
-    columns: int
-    staged: bool
-    env: str
-    env_key: str
-    range: str
-    doc: str
-
-def output_table() -> list[_OutputTableRow]: ...
+# The C++ output table's rows (src/sim/outputs.hpp), one dict each: its fields are
+# batchsim._outputs.OutputSpec's, which declares them once.
+def output_table() -> list[dict[str, Any]]: ...
 
 class BatchSim:
     def __init__(self, config: SimConfig, episodes: EpisodeSet) -> None: ...

@@ -22,22 +22,22 @@ def split(procgen_dataset):
     return root / "pointnav" / "train" / "train.json.gz"
 
 
-def tiny(split, *extra):
-    overrides = [
-        f"dataset={split}",
-        "sim.num_envs=4",
-        "render.width=16",
-        "render.height=16",
-        "rollout_steps=8",
-    ]
-    overrides += ["hidden_size=32", "total_frames=96", "device=cpu", "sim.num_threads=1", *extra]
-    return make_config("demo", overrides=overrides)
+@pytest.fixture
+def tiny(tiny_train_overrides, tmp_path):
+    """tiny(*extra): the demo preset at conftest's tiny size for 96 frames, then the extra
+    KEY=VALUE words."""
+
+    def config(*extra):
+        words = tiny_train_overrides(tmp_path, total_frames=96)
+        return make_config("demo", overrides=[*words, *extra])
+
+    return config
 
 
-def test_each_update_sets_and_logs_the_limit_of_the_frames_done(split):
+def test_each_update_sets_and_logs_the_limit_of_the_frames_done(split, tiny):
     geodesic = np.array([e.geodesic_distance for e in load_pointnav(split)], np.float32)
     longest = float(geodesic.max())
-    trainer = Trainer(tiny(split, "curriculum_start_m=4", "curriculum_frames=64"))
+    trainer = Trainer(tiny("curriculum_start_m=4", "curriculum_frames=64"))
     assert [env.max_episode_geodesic for env in trainer.envs] == [4.0, 4.0]  # at the reset
     limits = [4.0, 4.0 * (longest / 4.0) ** (32 / 64)]  # at frames 0 and 32
     for update, limit in enumerate(limits):
@@ -53,15 +53,15 @@ def test_each_update_sets_and_logs_the_limit_of_the_frames_done(split):
     trainer.close()
 
 
-def test_off_by_default(split):
-    config = tiny(split, "total_frames=32")
+def test_off_by_default(tiny):
+    config = tiny("total_frames=32")
     assert config.curriculum_start_m is None
     trainer = Trainer(config)
     assert trainer.curriculum.limit == math.inf
     assert "curriculum_m" not in trainer.train_step()
     assert [env.max_episode_geodesic for env in trainer.envs] == [math.inf, math.inf]
     trainer.close()
-    zero = Trainer(tiny(split, "total_frames=32", "curriculum_start_m=0"))
+    zero = Trainer(tiny("total_frames=32", "curriculum_start_m=0"))
     assert zero.curriculum.limit == math.inf
     assert [env.max_episode_geodesic for env in zero.envs] == [math.inf, math.inf]
     zero.close()
@@ -80,6 +80,6 @@ def test_off_by_default(split):
         ),
     ],
 )
-def test_bad_settings_are_refused(split, extra, message):
+def test_bad_settings_are_refused(tiny, extra, message):
     with pytest.raises(ValueError, match=message):
-        tiny(split, *extra)
+        tiny(*extra)
