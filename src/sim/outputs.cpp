@@ -1,5 +1,7 @@
 #include "sim/outputs.hpp"
 
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "sim/batch_sim.hpp"
@@ -36,39 +38,41 @@ struct ValuesOf<std::array<float, N>> {
     static constexpr std::int32_t columns = N;
 };
 
-// A row of EnvState's `Member` (a std::vector), under another name.
+// The two structs of per-environment vectors that outputs read.
+const EnvState& state_of(const BatchSim& sim) {
+    return sim.state();
+}
+const StepOutputs& outputs_of(const BatchSim& sim) {
+    return sim.outputs();
+}
+
+// `row` with the element, columns, stride and reader of the vector `Member` of the struct
+// that `Owner` returns.
+template <auto Owner, auto Member>
+OutputRow vector_row(OutputRow row) {
+    using Struct = std::remove_cvref_t<decltype(Owner(std::declval<const BatchSim&>()))>;
+    using T = typename std::remove_cvref_t<decltype(std::declval<Struct>().*Member)>::value_type;
+    row.element = ValuesOf<T>::element;
+    row.columns = ValuesOf<T>::columns;
+    row.stride = sizeof(T);
+    row.first = [](const BatchSim& sim) -> const void* { return (Owner(sim).*Member).data(); };
+    return row;
+}
+
+// A row of EnvState's `Member`, under another name.
 template <auto Member>
 OutputRow state_row(std::string_view name, bool staged, EnvRole env, std::string_view env_key,
                     std::string_view doc) {
-    using T = typename std::remove_cvref_t<decltype(std::declval<EnvState>().*Member)>::value_type;
-    return {
-        .name = name,
-        .element = ValuesOf<T>::element,
-        .columns = ValuesOf<T>::columns,
-        .stride = sizeof(T),
-        .staged = staged,
-        .env = env,
-        .env_key = env_key,
-        .doc = doc,
-        .first = [](const BatchSim& sim) -> const void* { return (sim.state().*Member).data(); }};
+    return vector_row<&state_of, Member>(
+        {.name = name, .staged = staged, .env = env, .env_key = env_key, .doc = doc});
 }
 
+// A row of StepOutputs' `Member`: every step output reaches the device.
 template <auto Member>
 OutputRow step_row(std::string_view name, EnvRole env, std::string_view env_key, ValueRange range,
                    std::string_view doc) {
-    using T =
-        typename std::remove_cvref_t<decltype(std::declval<StepOutputs>().*Member)>::value_type;
-    return {
-        .name = name,
-        .element = ValuesOf<T>::element,
-        .columns = ValuesOf<T>::columns,
-        .stride = sizeof(T),
-        .staged = true,
-        .env = env,
-        .env_key = env_key,
-        .range = range,
-        .doc = doc,
-        .first = [](const BatchSim& sim) -> const void* { return (sim.outputs().*Member).data(); }};
+    return vector_row<&outputs_of, Member>(
+        {.name = name, .staged = true, .env = env, .env_key = env_key, .range = range, .doc = doc});
 }
 
 // A float field of the renderer's CameraPose records: a strided view.
