@@ -154,17 +154,21 @@ class BatchSim(SimOutputFields):
         if num_envs is not None:
             fields["num_envs"] = num_envs
         table = episode_table(dataset)
-        self._attach(_core.BatchSim(sim_config(config, **fields), table.episode_set()), table)
+        self._attach(
+            _core.BatchSim(sim_config(config, **fields), table.episode_set()), table, owner=None
+        )
 
     @classmethod
-    def of(cls, core: _core.BatchSim, table: EpisodeTable) -> BatchSim:
-        """The wrapper of a C++ BatchSim made elsewhere (a Simulator's)."""
+    def of(cls, core: _core.BatchSim, table: EpisodeTable, owner: str) -> BatchSim:
+        """The wrapper of a C++ BatchSim that `owner` (e.g. "Simulator") made and steps: it
+        reads like any BatchSim, but stepping, resetting and the geodesic limit go through
+        the owner, the one door that renders each step and knows whether one is running."""
         sim = cls.__new__(cls)
-        sim._attach(core, table)
+        sim._attach(core, table, owner)
         return sim
 
-    def _attach(self, core: _core.BatchSim, table: EpisodeTable) -> None:
-        self._core, self.table = core, table
+    def _attach(self, core: _core.BatchSim, table: EpisodeTable, owner: str | None) -> None:
+        self._core, self.table, self._owner = core, table, owner
         self.outputs = SimOutputs(**core.arrays())
 
     @property
@@ -224,21 +228,37 @@ class BatchSim(SimOutputFields):
         shortest); ``math.inf``, the default, lifts the limit. It holds from the next episode
         start on, across resets; evaluation ignores it. InvalidArgumentError for NaN, a
         negative value, or a limit on episodes without info.geodesic_distance."""
+        self._refuse_if_owned("set_max_episode_geodesic()")
+        self._apply_geodesic_limit(metres)
+
+    def _apply_geodesic_limit(self, metres: float) -> None:
+        """set_max_episode_geodesic for the owner, which has checked that no step runs."""
         self._core.set_max_episode_geodesic(geodesic_limit(metres))
 
     def reset(self, seed: int | None = None) -> None:
         """Starts an episode in every environment; a seed reseeds them first."""
+        self._refuse_if_owned("reset()")
         self._core.reset(check_seed(seed))
 
     def reset_envs(self, mask) -> None:
         """Starts a new episode in the environments where mask ([N] bool) is True."""
+        self._refuse_if_owned("reset_envs()")
         self._core.reset_envs(check_mask(mask, self.num_envs))
 
     def step(self, actions=None) -> None:
         """Advances every environment: by ``actions`` ([N] integers) or by ``outputs.actions``."""
+        self._refuse_if_owned("step()")
         if actions is not None:  # checked here once; the core steps its action buffer
             self.outputs.actions[:] = check_actions(actions, self.num_envs)
         self._core.step()
+
+    def _refuse_if_owned(self, call: str) -> None:
+        if self._owner is not None:
+            raise InvalidArgumentError(
+                f"BatchSim.{call} on a {self._owner}'s simulation ({self._owner}.sim): call "
+                f"{self._owner}.{call} instead, which renders the step and checks that no "
+                "asynchronous step runs"
+            )
 
     def stats(self) -> dict[str, Any]:
         """Counters: steps, episodes, scene swaps, resident scenes and memory, loader stalls."""

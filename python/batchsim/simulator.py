@@ -13,7 +13,8 @@ place, call ``step()``, read the persistent outputs::
         sim.step()
 
 Composition mirrors C++: ``sim.sim`` is the :class:`batchsim.BatchSim` inside (its arrays,
-``sim.outputs``, read as ``sim.reward`` etc.), ``sim.renderer`` the
+``sim.outputs``, read as ``sim.reward`` etc.; it steps and resets only through the
+Simulator, the one door that renders each step), ``sim.renderer`` the
 :class:`batchsim.BatchRenderer` (the same class users make, on the same stream). The
 observations are batchsim.Tensor objects (DLPack) on the context's device: ``depth``
 [N, 1, H, W] float32 (metres along the view axis, 0 where nothing) and ``rgb``
@@ -140,7 +141,7 @@ class Simulator(SimOutputFields):
         self.context = context_for(device, context)
         self._core = _core.Simulator(self.context, *configs, table.episode_set())
         self.render_options = configs.render
-        self.sim = BatchSim.of(self._core.sim, table)
+        self.sim = BatchSim.of(self._core.sim, table, owner="Simulator")
         self.outputs = self.sim.outputs
         self._renderer = BatchRenderer.of(self._core.renderer)
         self._pinned_actions = PinnedActions(self.num_envs)
@@ -204,7 +205,7 @@ class Simulator(SimOutputFields):
         """BatchSim.set_max_episode_geodesic: training's new episodes of at most ``metres``
         geodesic; ``math.inf`` lifts the limit. Not while an asynchronous step runs."""
         self._require_idle("set_max_episode_geodesic()")  # the step draws under the limit
-        self.sim.set_max_episode_geodesic(metres)
+        self.sim._apply_geodesic_limit(metres)
 
     # ---- observations ----
 

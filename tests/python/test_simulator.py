@@ -4,6 +4,7 @@ simulator's slots, and step_async/step_wait give the same results as step."""
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -124,6 +125,27 @@ def test_a_running_step_blocks_other_calls(dataset, cpu_context):
     np.testing.assert_array_equal(sim.actions, np.ones(sim.num_envs))  # the step's, untouched
     sim.step_wait()
     sim.step_wait()  # nothing running: returns at once
+
+
+def test_the_simulators_batchsim_is_read_only_and_names_the_door(dataset, cpu_context):
+    sim = make(dataset, cpu_context)
+    sim.reset()
+    inner = sim.sim
+    calls = {
+        "step()": lambda: inner.step(np.ones(sim.num_envs, np.int32)),
+        "reset()": inner.reset,
+        "reset_envs()": lambda: inner.reset_envs(np.ones(sim.num_envs, bool)),
+        "set_max_episode_geodesic()": lambda: inner.set_max_episode_geodesic(5.0),
+    }
+    steps = inner.stats()["steps"]
+    for call, refused in calls.items():
+        with pytest.raises(batchsim.InvalidArgumentError) as raised:
+            refused()
+        assert f"BatchSim.{call} on a Simulator's simulation" in str(raised.value)
+        assert f"call Simulator.{call} instead" in str(raised.value)
+    assert inner.stats()["steps"] == steps and inner.max_episode_geodesic == math.inf
+    sim.set_max_episode_geodesic(5.0)  # the Simulator's door sets it
+    assert inner.max_episode_geodesic == 5.0 and inner.episode_step.shape == (sim.num_envs,)
 
 
 def test_errors_of_an_asynchronous_step_surface_in_step_wait(dataset, cpu_context):
