@@ -103,6 +103,76 @@ def python_imports() -> dict[str, set[str]]:
     return edges
 
 
+def is_module(dotted: str) -> bool:
+    """Whether a dotted batchsim name is a module or package of python/batchsim."""
+    path = PACKAGE.parent.joinpath(*dotted.split("."))
+    files = (path.with_suffix(suffix) for suffix in (".py", ".pyi"))  # _core: a .so and a stub
+    return (path / "__init__.py").is_file() or any(f.is_file() for f in files)
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of a file of python/batchsim (a package's __init__.py: the package)."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def reaching_imports(source: str, module: str) -> list[str]:
+    """The imports of one file (`module`: its dotted name) that reach up through the package
+    face (`from batchsim import Scene`: the owner module hides behind the re-export) or take
+    another module's private name (`from batchsim.x import _helper`). Importing a module,
+    `from batchsim import _core` say, is neither."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+            continue
+        if node.module != "batchsim" and not node.module.startswith("batchsim."):
+            continue
+        for alias in node.names:
+            name = alias.name
+            if is_module(f"{node.module}.{name}"):
+                continue
+            if node.module == "batchsim" and module != "batchsim":
+                found.append(f"{module}: from batchsim import {name} (take it from its owner)")
+            elif name.startswith("_") and not name.startswith("__") and node.module != module:
+                found.append(f"{module}: from {node.module} import {name} (a private name)")
+    return found
+
+
+def package_reaching_imports() -> list[str]:
+    """reaching_imports over every file of python/batchsim."""
+    return [
+        problem
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for problem in reaching_imports(path.read_text(), module_name(path))
+    ]
+
+
+def module_level(body: list[ast.stmt]):
+    """The statements run on import: the body and its if/try blocks, not functions'."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try)):
+            yield from module_level(node.body + node.orelse + getattr(node, "finalbody", []))
+
+
+def sibling_imports(package: str) -> dict[str, set[str]]:
+    """Module of `package` -> the modules of it that it imports at module level, under
+    TYPE_CHECKING too (a function-level import defers on purpose, so is not counted); the
+    package's __init__ (its face) is left out."""
+    edges = defaultdict(set)
+    for path in (PACKAGE.parent / package.replace(".", "/")).glob("*.py"):
+        module = module_name(path)
+        if path.stem == "__init__":
+            continue
+        edges[module] = set()
+        for node in module_level(ast.parse(path.read_text()).body):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
+                edges[module] |= {n for n in names if n.startswith(f"{package}.") and is_module(n)}
+        edges[module].discard(module)
+    return edges
+
+
 def depths(edges: dict[str, set[str]], nodes: list[str]) -> dict[str, int]:
     """Each node's layer: 0 if it imports none of `nodes`, else one above its highest
     import (the imports are acyclic: test_layering checks it)."""

@@ -1,6 +1,8 @@
 """The architecture's rules, read off the source (docs/architecture.md): #include arrows
 between src/ folders run one way, down the layers; Python modules import only below
-themselves; no source file passes 400 lines."""
+themselves, with no cycle among a subpackage's modules (TYPE_CHECKING imports included), and
+reach neither up through the package face nor into another module's private names; no
+source file passes 400 lines."""
 
 from __future__ import annotations
 
@@ -71,6 +73,56 @@ def test_python_modules_import_only_below_themselves():
     for module in edges:
         if module not in ("__init__", "__main__"):  # the package root re-exports
             assert module not in reachable(edges, module), f"import cycle through {module}"
+
+
+# Subpackages whose modules import one way (TYPE_CHECKING imports included); datasets is
+# not yet: its scenes.py names pointnav.PointNavDataset under TYPE_CHECKING.
+ACYCLIC_PACKAGES = ("procgen", "cli", "viz", "bench", "train", "integrations")
+
+
+def test_no_import_cycle_inside_a_subpackage():
+    """Type-only circles too: procgen's layout.py once named bays.py and ramps.py under
+    TYPE_CHECKING while they imported it."""
+    for package in ACYCLIC_PACKAGES:
+        edges = layers.sibling_imports(f"batchsim.{package}")
+        assert edges, f"no modules seen in batchsim.{package}"
+        for module in edges:
+            assert module not in reachable(edges, module), f"import cycle through {module}"
+    procgen = layers.sibling_imports("batchsim.procgen")
+    assert "batchsim.procgen.plan" in procgen["batchsim.procgen.layout"]  # real edges seen
+
+
+def test_the_cycle_check_sees_type_checking_imports(monkeypatch, tmp_path):
+    """On a copy of two modules that import each other, one only under TYPE_CHECKING."""
+    package = tmp_path / "batchsim" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from batchsim.pkg.b import B\n"
+    )
+    (package / "b.py").write_text("from batchsim.pkg.a import A\n")
+    monkeypatch.setattr(layers, "PACKAGE", tmp_path / "batchsim")
+    edges = layers.sibling_imports("batchsim.pkg")
+    assert "batchsim.pkg.a" in reachable(edges, "batchsim.pkg.a")
+
+
+def test_no_import_reaches_up_through_the_face_or_into_a_private_name():
+    assert layers.package_reaching_imports() == []
+
+
+def test_the_reach_check_fails_on_the_old_imports():
+    """The imports issue 42's review found: each is caught, module imports are not."""
+    check = layers.reaching_imports
+    assert check("from batchsim import Scene\n", "batchsim.procgen.build") == [
+        "batchsim.procgen.build: from batchsim import Scene (take it from its owner)"
+    ]
+    old_bays = "from batchsim.procgen.layout import CELL, _label, runs\n"
+    assert check(old_bays, "batchsim.procgen.bays") == [
+        "batchsim.procgen.bays: from batchsim.procgen.layout import _label (a private name)"
+    ]
+    fine = "from batchsim import _core, datasets\nfrom batchsim.scenes import Scene\n"
+    assert check(fine, "batchsim.procgen.build") == []
+    assert check("from batchsim._version import __version__\n", "batchsim.cli") == []
 
 
 def test_no_source_file_passes_the_line_limit():

@@ -8,7 +8,8 @@ import pytest
 import batchsim
 from batchsim.datasets import generate_episodes
 from batchsim.procgen import build_scene_files, generate_scene, plan_scene
-from batchsim.procgen.layout import CELL, MAX_RISER, PATH_WIDTH, TREAD, make_layout
+from batchsim.procgen.layout import MAX_RISER, PATH_WIDTH, TREAD, make_layout
+from batchsim.procgen.plan import CELL
 from batchsim.procgen.textures import WALL_MATERIALS
 
 SMALL = 30_000

@@ -57,7 +57,7 @@ def disk_usage(folder: Path, scenes: int) -> dict:
 
 def load_seconds(folder: Path) -> list[float]:
     """Scene.load of every packed scene in `folder`, each read once before it is timed."""
-    from batchsim import Scene
+    from batchsim.scenes import Scene
 
     seconds = []
     for path in sorted((folder / SCENE_DIR).glob("*.bsscene")):

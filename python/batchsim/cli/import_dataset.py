@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from batchsim.cli.scene_import import _add_navmesh_settings, add_texture_options
+from batchsim.cli.scene_import import add_navmesh_settings, add_texture_options
 
 EPILOG = """\
 A Habitat .navmesh beside a model (same stem: Adrian.glb + Adrian.navmesh) is embedded as it
@@ -62,7 +62,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--scale", type=float, default=1.0, help="multiply positions (to metres)")
     cmd.add_argument("--chunk-triangles", type=int, default=1024, help="triangles per chunk")
     add_texture_options(cmd)
-    _add_navmesh_settings(cmd)
+    add_navmesh_settings(cmd)
     cmd.set_defaults(handler=_import_dataset)
 
 

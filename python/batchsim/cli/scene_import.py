@@ -33,7 +33,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     navmesh = cmd.add_mutually_exclusive_group()
     navmesh.add_argument("--navmesh", help="embed this Habitat .navmesh instead of baking")
     navmesh.add_argument("--no-navmesh", action="store_true", help="write no navmesh")
-    _add_navmesh_settings(cmd)
+    add_navmesh_settings(cmd)
     cmd.set_defaults(handler=_import)
 
 
@@ -80,7 +80,7 @@ def _write_floor_maps(navmesh, path: Path) -> None:
         print(f"top-down navmesh map of the floor at y = {height:.2f} m: {out}")
 
 
-def _add_navmesh_settings(cmd: argparse.ArgumentParser) -> None:
+def add_navmesh_settings(cmd: argparse.ArgumentParser) -> None:
     """One option per NavMeshSettings field, typed like its default; unset means default."""
     from batchsim.scenes import NAVMESH_SETTING_NAMES, NavMeshSettings
 

@@ -28,9 +28,10 @@ from batchsim.procgen.assemble import assemble
 from batchsim.procgen.bays import find_bays
 from batchsim.procgen.geometry import MeshData
 from batchsim.procgen.gltf import Material, encode_glb
-from batchsim.procgen.layout import Layout, make_layout
+from batchsim.procgen.layout import make_layout
 from batchsim.procgen.outdoor import Outdoor, make_outdoor
 from batchsim.procgen.placement import furnish
+from batchsim.procgen.plan import Layout
 from batchsim.procgen.ramps import find_split
 from batchsim.procgen.textures import MATERIALS, VARIANTS, texture_png
 

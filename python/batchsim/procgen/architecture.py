@@ -12,7 +12,8 @@ import itertools
 import numpy as np
 
 from batchsim.procgen.geometry import ALL_FACES, BOX_FACES, FACE_NAMES, MeshBuilder
-from batchsim.procgen.layout import CELL, DOOR_HEIGHT, Layout, runs
+from batchsim.procgen.layout import DOOR_HEIGHT, runs
+from batchsim.procgen.plan import CELL, Layout
 
 CASING = 0.07  # door frame (casing) width, m
 CASING_DEPTH = 0.02  # how far casings stand out of the wall, m

@@ -14,9 +14,9 @@ from batchsim.procgen import furniture
 from batchsim.procgen.architecture import Surfaces, build_architecture
 from batchsim.procgen.bays import emit_bay
 from batchsim.procgen.geometry import MeshBuilder
-from batchsim.procgen.layout import SLAB, Layout
 from batchsim.procgen.outdoor import GROUND, Outdoor, emit_outdoor
 from batchsim.procgen.placement import Piece
+from batchsim.procgen.plan import SLAB, Layout
 from batchsim.procgen.ramps import emit_split
 from batchsim.procgen.stairs import emit_stairs
 from batchsim.procgen.textures import MATERIALS

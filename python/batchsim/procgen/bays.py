@@ -5,13 +5,12 @@ open from floor to ceiling, so the bay's floor continues the room's (one navmesh
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from batchsim.procgen.architecture import OVERLAP
 from batchsim.procgen.geometry import MeshBuilder
-from batchsim.procgen.layout import CELL, DOOR_HEIGHT, PATH_WIDTH, Door, Layout, _label, runs
+from batchsim.procgen.layout import DOOR_HEIGHT, PATH_WIDTH, runs
+from batchsim.procgen.plan import CELL, Bay, Layout, room_at
 
 BAY_ROOMS = ("living", "bedroom", "study", "kitchen", "office", "meeting", "open_plan")
 BAY_SHARE = 0.4  # of those rooms get a bay where one fits
@@ -21,39 +20,13 @@ GLASS = 0.02  # m: pane thickness
 POST = 0.08  # m: frame posts at the bay's corners
 
 
-@dataclasses.dataclass(frozen=True)
-class Bay:
-    room: int
-    axis: int  # the wall: axis 0 the line x = `line`, 1 the line z = `line`
-    line: float
-    outward: int  # the side (-1 or +1 along the other axis) the bay juts out to
-    start: float  # the opening along the wall
-    end: float
-    depth: float  # m from the wall's centre line to the front's
-    sill: float  # m: glazing from the sill to the head
-
-    def door(self) -> Door:
-        """The opening, for furniture placement (kept clear like a doorway)."""
-        return Door((self.room, -1), self.axis, self.line, self.start, self.end)
-
-    def world(self, s: float, w: float) -> tuple[float, float]:
-        """(x, z) of the point s along the wall, w out from its centre line."""
-        out = self.line + self.outward * w
-        return (out, s) if self.axis == 0 else (s, out)
-
-    def outline(self) -> np.ndarray:
-        """The centre line of the bay's walls as (s, w) rows: the sides turn 45 degrees."""
-        s0, s1, p = self.start, self.end, self.depth
-        return np.array([(s0, 0.0), (s0 + p, p), (s1 - p, p), (s1, 0.0)])
-
-
 def find_bays(rng: np.random.Generator, layout: Layout) -> tuple[Bay, ...]:
     """Bays on outer walls of some rooms (not the loft, the split level's room or rooms with
     diagonal walls), clear of the rest of the building and of the front path."""
     skip = {layout.loft, layout.split.room if layout.split else -1}
     for c in layout.angled:
         i, j = int((c.z + c.sz * CELL / 2) // CELL), int((c.x + c.sx * CELL / 2) // CELL)
-        skip.add(_label(layout.labels, i, j))
+        skip.add(room_at(layout.labels, i, j))
     bays = []
     for room in layout.rooms:
         if room.kind not in BAY_ROOMS or room.index in skip or rng.random() >= BAY_SHARE:
@@ -96,7 +69,7 @@ def _clear(layout: Layout, bay: Bay) -> bool:
     for s in np.arange(bay.start - CLEAR, bay.end + CLEAR, CELL / 2):
         for w in np.arange(CELL / 2, reach, CELL / 2):
             x, z = bay.world(s, w)
-            if _label(layout.labels, int(z // CELL), int(x // CELL)) >= 0:
+            if room_at(layout.labels, int(z // CELL), int(x // CELL)) >= 0:
                 return False
     door = layout.entrance
     if door is None or (bay.axis, bay.line, bay.outward) != (door.axis, door.line, -1):

@@ -187,9 +187,9 @@ def _build_scenes(out: Path, config: DatasetConfig, workers: int) -> tuple[dict,
 def build_one_scene(out: Path, config: DatasetConfig, index: int, seed: int) -> tuple:
     """Scene `index`'s files and episodes (in a worker process, or not): (name, statistics,
     episodes, timings)."""
-    from batchsim import Scene
     from batchsim.datasets import generate_episodes
     from batchsim.procgen import build_scene_files
+    from batchsim.scenes import Scene
 
     name, kind = scene_name(config, index)
     stats = build_scene_files(

@@ -8,134 +8,17 @@ storey of a building shares the plan; buildings of several storeys get a stairwe
 
 from __future__ import annotations
 
-import dataclasses
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from batchsim.procgen.floorplans import apartment, office
-from batchsim.procgen.materials import FLOOR_CHOICES, draw_finishes
+from batchsim.procgen.materials import draw_finishes
+from batchsim.procgen.plan import CELL, SLAB, Chamfer, Door, Layout, Room, Stairwell, room_at
 
-if TYPE_CHECKING:
-    from batchsim.procgen.bays import Bay
-    from batchsim.procgen.ramps import SplitLevel
-
-CELL = 0.5  # plan grid (m): coarse enough for quick wall extraction, fine enough for rooms
 DOOR_HEIGHT = 2.1  # m, a standard interior door
 DOOR_MARGIN = 0.3  # m of wall kept between a door and the wall's end (frames need room)
-SLAB = 0.2  # m: floor slab between storeys
 MAX_RISER, TREAD = 0.18, 0.28  # m: stair steps (Habitat's agent climbs 0.2 m)
 STAIR_WIDTH, WALKWAY, LANDING = 1.1, 1.0, 1.1  # m: a stair lane, the walkway, landings
 PATH_WIDTH = 1.3  # m: the garden path (or ramp) to the front door
-
-
-@dataclasses.dataclass(frozen=True)
-class Room:
-    index: int
-    kind: str  # hallway, living, kitchen, bathroom, bedroom, corridor, office, ...
-    rects: tuple[tuple[float, float, float, float], ...]  # (x0, z0, x1, z1) metres
-
-    @property
-    def area(self) -> float:
-        return sum((x1 - x0) * (z1 - z0) for x0, z0, x1, z1 in self.rects)
-
-
-@dataclasses.dataclass(frozen=True)
-class Door:
-    rooms: tuple[int, int]
-    axis: int  # 0: the wall is the line x = `line` (door spans z); 1: the line z = `line`
-    line: float
-    start: float  # along the wall (m)
-    end: float
-
-
-@dataclasses.dataclass(frozen=True)
-class Stairwell:
-    """Straight stairs in the annex: stair k (storey k to k + 1) climbs lane k, towards +x
-    for even k (bottom at xs) and -x for odd k; each leaves an opening in the slab above."""
-
-    lanes: tuple[tuple[float, float], ...]  # z range of each stair lane
-    walkway: tuple[float, float]  # z range of the walkway along the lanes (building side)
-    xs: float
-    xe: float
-    risers: int
-    rect: tuple[float, float, float, float]  # the annex room's rectangle (wall centre lines)
-    rise: float  # the storey height each stair climbs
-
-    @property
-    def riser(self) -> float:
-        return self.rise / self.risers
-
-    def opening(self, k: int) -> tuple[float, float, float, float]:
-        """The hole (x0, z0, x1, z1) stair k leaves in the slab of storey k + 1 (the outer
-        lane's reaches into the outer wall)."""
-        z0, z1 = self.lanes[k]
-        return (self.xs, self.rect[1] if k == len(self.lanes) - 1 else z0, self.xe, z1)
-
-
-@dataclasses.dataclass(frozen=True)
-class Chamfer:
-    """A diagonal wall cutting a room's corner at 45 degrees: the corner (x, z) where the
-    two walls' centre lines meet, the directions (sx, sz) into the room, and the legs
-    (m) along each wall's face."""
-
-    x: float
-    z: float
-    sx: int
-    sz: int
-    leg: float
-
-
-@dataclasses.dataclass(frozen=True)
-class Layout:
-    kind: str
-    labels: np.ndarray  # [nz, nx] int32 room index per CELL, -1 outside
-    rooms: tuple[Room, ...]
-    doors: tuple[Door, ...]
-    wall_thickness: float
-    wall_height: float
-    storeys: int = 1
-    stair: Stairwell | None = None
-    entrance: Door | None = None  # the front door (ground storey, x = 0 wall of the hub)
-    angled: tuple[Chamfer, ...] = ()  # diagonal walls across room corners
-    loft: int = -1  # a double-height room: storeys 0 and 1, no slab between (-1: none)
-    void: int = -1  # in storey 1's plan: the loft's upper half (no floor, doors, furniture)
-    floors: tuple[tuple[str, str], ...] = ()  # (room kind, floor material) of this building
-    walls: tuple[tuple[str, str], ...] = ()  # (room kind, wall material)
-    ceilings: tuple[tuple[str, str], ...] = ()  # (room kind, ceiling material)
-    facade: str = "render"  # the outside faces of outer walls
-    split: SplitLevel | None = None  # a raised part of a ground-storey room and its ramp
-    bays: tuple[Bay, ...] = ()  # bay windows (on every storey)
-
-    def floor_material(self, kind: str) -> str:
-        return dict(self.floors).get(kind, FLOOR_CHOICES[kind][0])
-
-    def wall_material(self, room: int) -> str:
-        """The material of wall faces towards `room` (-1: outside)."""
-        return self.facade if room < 0 else dict(self.walls).get(self.rooms[room].kind, "wall")
-
-    def ceiling_material(self, kind: str) -> str:
-        return dict(self.ceilings).get(kind, "ceiling")
-
-    @property
-    def size(self) -> tuple[float, float]:
-        """Footprint (m) along x and z."""
-        return self.labels.shape[1] * CELL, self.labels.shape[0] * CELL
-
-    @property
-    def storey_height(self) -> float:
-        return self.wall_height + SLAB
-
-    def storey(self, k: int) -> Layout:
-        """The plan of storey k: the ground storey also has the front door and the split
-        level."""
-        plan = self if k == 0 or self.split is None else dataclasses.replace(self, split=None)
-        if k == 0 and self.entrance is not None:
-            return dataclasses.replace(plan, doors=(*self.doors, self.entrance))
-        if k == 1 and self.loft >= 0:
-            doors = tuple(d for d in self.doors if self.loft not in d.rooms)
-            return dataclasses.replace(plan, doors=doors, void=self.loft)
-        return plan
 
 
 def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout:
@@ -153,7 +36,7 @@ def make_layout(rng: np.random.Generator, kind: str, storeys: int = 1) -> Layout
         doors = _doors(rng, labels, kinds)
         if doors is not None:
             break
-    rooms = tuple(Room(i, k, _rects(labels == i)) for i, k in enumerate(kinds))
+    rooms = tuple(Room(i, k, mask_rects(labels == i)) for i, k in enumerate(kinds))
     angled = _chamfers(rng, labels, rooms, doors, thickness)
     loft = _loft(rng, rooms, doors) if stair is not None else -1
     return Layout(
@@ -220,23 +103,18 @@ def _chamfers(rng, labels, rooms, doors, t) -> tuple[Chamfer, ...]:
     return tuple(found)
 
 
-def _label(labels, i, j) -> int:
-    inside = 0 <= i < labels.shape[0] and 0 <= j < labels.shape[1]
-    return int(labels[i, j]) if inside else -1
-
-
 def _corner_free(labels, room, x, z, sx, sz, n, reach, doors) -> bool:
     """Whether the room fills n x n cells from the corner, walls bound both sides, and no
     door lies within `reach` of the corner."""
     i0, j0 = round(z / CELL), round(x / CELL)
     rows = [i0 + sz * k - (sz < 0) for k in range(n)]
     cols = [j0 + sx * k - (sx < 0) for k in range(n)]
-    if any(_label(labels, i, j) != room for i in rows for j in cols):
+    if any(room_at(labels, i, j) != room for i in rows for j in cols):
         return False
     behind_i, behind_j = i0 - (sz > 0), j0 - (sx > 0)
-    if any(_label(labels, behind_i, j) == room for j in cols):
+    if any(room_at(labels, behind_i, j) == room for j in cols):
         return False
-    if any(_label(labels, i, behind_j) == room for i in rows):
+    if any(room_at(labels, i, behind_j) == room for i in rows):
         return False
     for door in doors:
         line, along = (x, z) if door.axis == 0 else (z, x)
@@ -301,8 +179,9 @@ def _entrance(rng, labels, kinds) -> Door | None:
     return Door((0, -1), 0, 0.0, s, s + width)
 
 
-def _rects(mask: np.ndarray) -> tuple[tuple[float, float, float, float], ...]:
-    """A room's cells as disjoint rectangles: maximal row runs merged down the rows."""
+def mask_rects(mask: np.ndarray) -> tuple[tuple[float, float, float, float], ...]:
+    """A mask's cells (a room's, say) as disjoint rectangles: maximal row runs merged down
+    the rows."""
     rects, open_runs = [], {}
     for z in range(mask.shape[0] + 1):
         row = mask[z] if z < mask.shape[0] else np.zeros(mask.shape[1], bool)

@@ -15,7 +15,8 @@ import numpy as np
 
 from batchsim.procgen.architecture import Surfaces, cut_all
 from batchsim.procgen.geometry import NO_BOTTOM, MeshBuilder
-from batchsim.procgen.layout import PATH_WIDTH, Layout, _rects
+from batchsim.procgen.layout import PATH_WIDTH, mask_rects
+from batchsim.procgen.plan import Layout
 from batchsim.procgen.ramps import entrance_ramp
 
 GROUND, TERRACE = 0.3, 0.15  # m under the floor: garden; terrace and path
@@ -50,7 +51,7 @@ def emit_outdoor(outdoor: Outdoor, layout: Layout, surfaces: Surfaces, builder: 
     inner = (-t, -t, w + t, d + t)
     outer = (-m, -m, w + m, d + m)
     # the terrace: the ring round the bounding box, plus the footprint's notches
-    notches = [r for r in _rects(layout.labels < 0)]
+    notches = [r for r in mask_rects(layout.labels < 0)]
     for rect in [*cut_all([inner], [(0.0, 0.0, w, d)]), *notches]:
         _quad(surfaces, "paving", rect, -TERRACE)
     kerb = GROUND - TERRACE

@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 
 from batchsim.procgen.furniture import SIZES
-from batchsim.procgen.layout import CELL, Layout
+from batchsim.procgen.plan import CELL, Layout
 
 FINE = 0.1  # m per occupancy cell: finer than any gap that matters to a 0.1 m agent
 CLEARANCE = 2  # cells obstacles grow by: passages stay >= ~0.4 m wide

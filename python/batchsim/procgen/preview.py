@@ -17,7 +17,7 @@ START, GOAL, PATH = (40, 160, 70), (210, 50, 40), (240, 150, 30)
 
 def scene_tile(scene_path: Path, episodes, meters_per_pixel: float = METERS_PER_PIXEL):
     """One scene's map at its episodes' floor height, each episode's shortest path drawn."""
-    from batchsim import Scene
+    from batchsim.scenes import Scene
 
     navmesh = Scene.load(scene_path).navmesh()
     height = float(episodes[0].start_position[1]) if episodes else None

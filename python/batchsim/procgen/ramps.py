@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 
 from batchsim.procgen.geometry import NO_BOTTOM, MeshBuilder
-from batchsim.procgen.layout import CELL, Layout, _label
+from batchsim.procgen.plan import CELL, Layout, Point, Rect, SplitLevel, room_at
 from batchsim.procgen.stairs import BALUSTER, HANDRAIL, RAIL, SPACING
 
 SPLIT_ROOMS = ("living", "open_plan", "meeting")
@@ -21,24 +21,6 @@ FOOT = 1.0  # m of level floor kept clear at a ramp's foot
 RAIL_BAND = 0.06  # m of the ramp's width its balustrade stands on
 DOOR_GAP = 0.3  # m kept between a door and the walls round the raised part
 KERB = (0.1, 0.1)  # m: width, height above the ramp (the entrance ramp's kerbs)
-
-Rect = tuple[float, float, float, float]  # x0, z0, x1, z1
-Point = tuple[float, float, float]  # x, y, z
-
-
-@dataclasses.dataclass(frozen=True)
-class SplitLevel:
-    """A platform against one end wall of a room rectangle, and a ramp climbing to it
-    along a side wall. Walls close the platform on three sides; balustrades its edge."""
-
-    room: int
-    height: float  # m above the storey's floor
-    platform: Rect  # to the wall centre lines on its walled sides
-    ramp: Rect
-    foot: Rect  # floor kept clear at the ramp's foot
-    climb: tuple[int, int]  # (axis, sign): the ramp rises towards sign along x (0) or z (1)
-    rails: tuple[tuple[Point, Point], ...]  # balustrade lines on the floor (y: its height)
-    surface: tuple[Point, ...]  # the ramp's top: foot at the wall, foot, top, top at the wall
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,7 +134,7 @@ def _closed(layout, room, axis, line, outward, a, b) -> bool:
     k = round(line / CELL) - (outward < 0)
     for c in range(int(np.floor(a / CELL + 1e-6)), int(np.ceil(b / CELL - 1e-6))):
         i, j = (c, k) if axis == 0 else (k, c)
-        if _label(layout.labels, i, j) == room:
+        if room_at(layout.labels, i, j) == room:
             return False
     doors = (*layout.doors, *((layout.entrance,) if layout.entrance else ()))
     return not any(

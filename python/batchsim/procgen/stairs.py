@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from batchsim.procgen.geometry import NO_BOTTOM, MeshBuilder
-from batchsim.procgen.layout import SLAB, TREAD, Layout
+from batchsim.procgen.layout import TREAD
+from batchsim.procgen.plan import SLAB, Layout
 
 BALUSTER = 0.03  # m square
 SPACING = 0.12  # m between baluster centres: 0.09 m gaps

@@ -48,7 +48,7 @@ class SceneMaps:
 def _fitted_map(scene_path: str | os.PathLike, floor_height: float) -> SceneMap:
     """The scene's map at a scale where its bounds fill VIEW_HEIGHT x MAP_WIDTH, centred on a
     BLOCKED background so that every frame of every scene has the same size."""
-    from batchsim import Scene
+    from batchsim.scenes import Scene
 
     navmesh = Scene.load(scene_path).navmesh()
     lo, hi = (np.asarray(b, np.float64) for b in navmesh.get_bounds())
