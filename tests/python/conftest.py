@@ -170,3 +170,13 @@ def small_envs(procgen_dataset, cpu_context):
     yield make
     for env in envs:
         env.close()
+
+
+@pytest.fixture(scope="session")
+def exact_train_config(tiny_train_config):
+    """config(log_dir, **fields): tiny_train_config with the entropy and warm-up that the
+    trainer's exact comparisons use (resume, overlap, recipe, signals, compiled)."""
+    # warmup_frames: the demo preset's 5 updates, at these 32 frames each
+    return lambda log_dir, **fields: tiny_train_config(
+        log_dir, **{"entropy_coef": 0.05, "warmup_frames": 5 * 32, **fields}
+    )

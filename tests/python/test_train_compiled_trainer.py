@@ -13,20 +13,12 @@ from torch._dynamo.utils import counters  # noqa: E402
 from batchsim.train import compiled  # noqa: E402
 from batchsim.train.trainer import Trainer  # noqa: E402
 from test_train_compiled_parity import relative  # noqa: E402
-from test_train_resume import tiny_config  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def split(procgen_dataset):
-    root, _ = procgen_dataset
-    return root / "pointnav" / "train" / "train.json.gz"
-
-
-def _trainer_run(split, log_dir, compile_encoder: str, updates: int = 2) -> list:
+def _trainer_run(exact_train_config, log_dir, compile_encoder: str, updates: int = 2) -> list:
     """Weights and stored log-probabilities after each of `updates` updates of a small
     SE-ResNet9 trainer on CUDA in fp32 (CUDA graphs, channels-last: the trainer's own)."""
-    config = tiny_config(
-        split,
+    config = exact_train_config(
         log_dir,
         device="cuda",
         precision="fp32",
@@ -50,7 +42,9 @@ def _trainer_run(split, log_dir, compile_encoder: str, updates: int = 2) -> list
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-def test_a_compiled_trainer_follows_the_eager_one_on_cuda(split, tmp_path, monkeypatch):
+def test_a_compiled_trainer_follows_the_eager_one_on_cuda(
+    exact_train_config, tmp_path, monkeypatch
+):
     """End to end on CUDA, fp32: the trainer with compile_encoder=on (rollouts by captured
     CUDA graphs of the compiled encoder, the bootstrap, the update, LAMB) collects and
     learns what the eager trainer does, from the same seed. On the CPU, the same comparison
@@ -64,10 +58,10 @@ def test_a_compiled_trainer_follows_the_eager_one_on_cuda(split, tmp_path, monke
     # fp32 means fp32: TF32 convolutions (cuDNN's default) round to 10 bits, in whichever
     # algorithm each call picks.
     monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
-    eager = _trainer_run(split, tmp_path / "eager", "off")
+    eager = _trainer_run(exact_train_config, tmp_path / "eager", "off")
     torch._dynamo.reset()  # room for the trainer's graphs (see `pair`)
     graphs = counters["stats"]["unique_graphs"]
-    got = _trainer_run(split, tmp_path / "compiled", "on")
+    got = _trainer_run(exact_train_config, tmp_path / "compiled", "on")
     assert counters["stats"]["unique_graphs"] - graphs == 3  # halves, bootstrap, update
     for (weights, log_probs), (want_weights, want_log_probs) in zip(got, eager, strict=True):
         torch.testing.assert_close(log_probs, want_log_probs, rtol=1e-4, atol=1e-5)

@@ -9,17 +9,10 @@ torch = pytest.importorskip("torch")
 
 from batchsim.train.ppo import evaluate  # noqa: E402
 from batchsim.train.trainer import Trainer  # noqa: E402
-from test_train_resume import tiny_config  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def split(procgen_dataset):
-    root, _ = procgen_dataset
-    return root / "pointnav" / "train" / "train.json.gz"
-
-
-def overlapped(split, tmp_path, **extra) -> Trainer:
-    return Trainer(tiny_config(split, tmp_path, overlap_update=True, total_frames=32 * 4, **extra))
+def overlapped(config, tmp_path, **extra) -> Trainer:
+    return Trainer(config(tmp_path, overlap_update=True, total_frames=32 * 4, **extra))
 
 
 def moved(before: list[torch.Tensor], policy) -> bool:
@@ -33,8 +26,10 @@ def log_probs_under(policy, trainer: Trainer, storage) -> torch.Tensor:
     return log_probs.view(storage.steps, storage.envs)
 
 
-def test_the_next_rollout_is_collected_with_the_weights_before_the_update(split, tmp_path):
-    trainer = overlapped(split, tmp_path)
+def test_the_next_rollout_is_collected_with_the_weights_before_the_update(
+    exact_train_config, tmp_path
+):
+    trainer = overlapped(exact_train_config, tmp_path)
     before = [p.detach().clone() for p in trainer.policy.parameters()]
     trainer.train_step()
     assert trainer.updates == 1 and trainer.frames == 2 * 32  # a segment start collects two
@@ -42,7 +37,7 @@ def test_the_next_rollout_is_collected_with_the_weights_before_the_update(split,
     assert pending is not None and pending is trainer.storage and pending is not trainer.spare
     # The learner moved; the rollout still pending was sampled by the weights before it.
     assert moved(before, trainer.policy)
-    stale = Trainer(tiny_config(split, tmp_path / "stale"))
+    stale = Trainer(exact_train_config(tmp_path / "stale"))
     with torch.no_grad():
         for mine, old in zip(stale.policy.parameters(), before, strict=True):
             mine.copy_(old)
@@ -57,7 +52,7 @@ def test_the_next_rollout_is_collected_with_the_weights_before_the_update(split,
         t.close()
 
 
-def test_overlapped_runs_are_reproducible_and_differ_from_strict_ones(split, tmp_path):
+def test_overlapped_runs_are_reproducible_and_differ_from_strict_ones(exact_train_config, tmp_path):
     def weights_after(trainer: Trainer, steps: int) -> list[torch.Tensor]:
         for _ in range(steps):
             stats = trainer.train_step()
@@ -66,15 +61,15 @@ def test_overlapped_runs_are_reproducible_and_differ_from_strict_ones(split, tmp
         trainer.close()
         return weights
 
-    first = weights_after(overlapped(split, tmp_path / "a", cpca_steps=3), 3)
-    second = weights_after(overlapped(split, tmp_path / "b", cpca_steps=3), 3)
+    first = weights_after(overlapped(exact_train_config, tmp_path / "a", cpca_steps=3), 3)
+    second = weights_after(overlapped(exact_train_config, tmp_path / "b", cpca_steps=3), 3)
     assert all(torch.equal(a, b) for a, b in zip(first, second, strict=True))
-    strict = weights_after(Trainer(tiny_config(split, tmp_path / "c", cpca_steps=3)), 3)
+    strict = weights_after(Trainer(exact_train_config(tmp_path / "c", cpca_steps=3)), 3)
     assert any(not torch.equal(a, b) for a, b in zip(first, strict, strict=True))
 
 
-def test_a_segment_start_trains_on_the_pending_rollout_first(split, tmp_path):
-    trainer = overlapped(split, tmp_path)
+def test_a_segment_start_trains_on_the_pending_rollout_first(exact_train_config, tmp_path):
+    trainer = overlapped(exact_train_config, tmp_path)
     trainer.train_step()
     weights = [p.detach().clone() for p in trainer.policy.parameters()]
     trainer.begin_segment()  # what a checkpoint does

@@ -17,7 +17,6 @@ from batchsim.train.models import build_policy  # noqa: E402
 from batchsim.train.presets import make_config  # noqa: E402
 from batchsim.train.schedule import anneal  # noqa: E402
 from batchsim.train.trainer import Trainer  # noqa: E402
-from test_train_resume import tiny_config  # noqa: E402
 
 
 def test_the_defaults_build_the_policy_of_before():
@@ -101,18 +100,14 @@ def test_anneal_values():
     assert anneal(0.0, 0.02, 0.25) == pytest.approx(0.005)  # upward too
 
 
-@pytest.fixture(scope="module")
-def split(procgen_dataset):
-    root, _ = procgen_dataset
-    return root / "pointnav" / "train" / "train.json.gz"
-
-
 @pytest.mark.parametrize("final", [None, 0.0])
-def test_the_trainer_anneals_the_entropy_weight_over_the_frames(split, tmp_path, final):
+def test_the_trainer_anneals_the_entropy_weight_over_the_frames(
+    exact_train_config, tmp_path, final
+):
     """4 updates of 32 frames from entropy_coef 0.05: 0.05, 0.0375, 0.025, 0.0125 (each
     update by the frames before it); None keeps 0.05 and the settings untouched."""
     extra = {} if final is None else {"entropy_coef_final": final}
-    trainer = Trainer(tiny_config(split, tmp_path, total_frames=128, **extra))
+    trainer = Trainer(exact_train_config(tmp_path, total_frames=128, **extra))
     weights = [trainer.train_step()["entropy_coef"] for _ in range(4)]
     expected = [0.05] * 4 if final is None else [0.05, 0.0375, 0.025, 0.0125]
     assert weights == pytest.approx(expected)

@@ -21,12 +21,8 @@ NOT_EXACT = (*TIMINGS, "scene_loads")
 
 
 @pytest.fixture
-def tiny_config(tiny_train_config):
-    """conftest's tiny run, with the entropy and warm-up this file's exact comparisons use."""
-    # warmup_frames: the demo preset's 5 updates, at these 32 frames each
-    return lambda log_dir, **fields: tiny_train_config(
-        log_dir, **{"entropy_coef": 0.05, "warmup_frames": 5 * 32, **fields}
-    )
+def tiny_config(exact_train_config):
+    return exact_train_config
 
 
 def _next_update(trainer: Trainer):

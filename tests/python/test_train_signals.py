@@ -18,13 +18,6 @@ from batchsim.train import run, signals  # noqa: E402
 from batchsim.train.checkpoint import read_checkpoint  # noqa: E402
 from batchsim.train.signals import StopOnSignals  # noqa: E402
 from batchsim.train.trainer import Trainer  # noqa: E402
-from test_train_resume import tiny_config  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def split(procgen_dataset):
-    root, _ = procgen_dataset
-    return root / "pointnav" / "train" / "train.json.gz"
 
 
 @pytest.fixture
@@ -50,10 +43,10 @@ def signal_during_update(monkeypatch, update: int, count: int) -> None:
 
 
 def test_the_api_stops_after_the_update_and_restores_the_handlers(
-    split, tmp_path, monkeypatch, callers_handler, capsys
+    exact_train_config, tmp_path, monkeypatch, callers_handler, capsys
 ):
     signal_during_update(monkeypatch, update=2, count=2)
-    config = tiny_config(split, tmp_path / "run", total_frames=32 * 5)
+    config = exact_train_config(tmp_path / "run", total_frames=32 * 5)
     trainer = train_and_close(config)
     assert trainer.stop_signal == signal.SIGINT and trainer.updates == 2
     assert read_checkpoint(tmp_path / "run")["updates"] == 2
@@ -68,9 +61,11 @@ def test_the_api_stops_after_the_update_and_restores_the_handlers(
     assert [row.split(",")[0] for row in rows] == ["update", "1", "2", "3", "4", "5"]
 
 
-def test_stop_on_signals_can_be_turned_off(split, tmp_path, monkeypatch, callers_handler):
+def test_stop_on_signals_can_be_turned_off(
+    exact_train_config, tmp_path, monkeypatch, callers_handler
+):
     signal_during_update(monkeypatch, update=1, count=1)
-    config = tiny_config(split, tmp_path / "run", total_frames=32 * 2)
+    config = exact_train_config(tmp_path / "run", total_frames=32 * 2)
     trainer = train_and_close(config, stop_on_signals=False)
     assert trainer.stop_signal is None and trainer.updates == 2
     assert callers_handler == [signal.SIGINT]
