@@ -6,8 +6,10 @@ by its dotted path (``sim.task.forward_noise``), a part from a nested mapping (a
 file, a checkpoint), and the flat names TrainConfig had before (``forward_noise``), mapped
 to their paths with a FlatNameWarning for one release.
 
->>> leaf_kind("sim.task.forward_noise")     # float: read off TaskConfig's default
->>> built(SimConfig(), {"task.max_episode_steps": 150}, "sim")
+>>> leaf_kind("sim.task.forward_noise")  # read off TaskConfig's default
+<class 'float'>
+>>> built(SimConfig(), {"task.max_episode_steps": 150}, "sim").task.max_episode_steps
+150
 """
 
 from __future__ import annotations
