@@ -58,7 +58,7 @@ step env_step env BATCHSIM_VALIDATION=0 python3 -m batchsim bench env --envs 102
   --backend compute --steps 30 --runs 3 --warmup 5 --out "$out/bench_env.json"
 step procgen python3 -m batchsim procgen  # data/procgen: the presets' dataset
 step train env BATCHSIM_VALIDATION=0 python3 -m batchsim bench train --warmup 2 --updates 3 \
-  --out "$out/bench_train.json" backend=compute
+  --out "$out/bench_train.json" render.backend=compute
 # Reliability: Simulators and a renderer on one CUDA context from threads with their own
 # streams (no hang, same results as alone), and a soak with scene swaps (all flat).
 step stress env BATCHSIM_VALIDATION=0 python3 scripts/stress_context.py --device cuda:0 \
